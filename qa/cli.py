@@ -1,0 +1,163 @@
+"""The `qa` command: index folders, ask and search from the terminal, list and remove documents."""
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from qa.errors import QAError
+from qa.search import MODES
+from qa.settings import Settings
+
+DEFAULT_INDEX = ".qa-index"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s: %(message)s")
+    try:
+        return args.run(args)
+    except QAError as error:
+        print(f"qa: {error}", file=sys.stderr)
+        return 2
+
+
+def _common_options(defaults: bool) -> argparse.ArgumentParser:
+    """Options accepted before and after the command; only the first copy sets defaults,
+    so that `qa --index X ask ...` is not undone by the command's own default."""
+    def default(value):
+        return value if defaults else argparse.SUPPRESS
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--index", default=default(os.environ.get("QA_INDEX", DEFAULT_INDEX)),
+                        help="the index folder (default: $QA_INDEX or .qa-index)")
+    common.add_argument("--model", default=default(None),
+                        help="embedding model, by name or path (default: the index's own, "
+                             "or the bundled all-MiniLM-L6-v2 for a new index)")
+    common.add_argument("-v", "--verbose", action="store_true", default=default(False),
+                        help="log what happens")
+    return common
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="qa", description=__doc__,
+                                     parents=[_common_options(defaults=True)])
+    common = _common_options(defaults=False)
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    index = commands.add_parser("index", parents=[common], help="index files and folders")
+    index.add_argument("paths", nargs="*", help="files and folders (default with --rebuild: "
+                                                "every document already indexed)")
+    index.add_argument("--rebuild", action="store_true",
+                       help="index everything afresh, e.g. after changing --model")
+    index.add_argument("--strict", action="store_true", help="exit 1 if any file failed")
+    index.set_defaults(run=_index)
+
+    for name, run, help_text in (("ask", _ask, "answer a question with citations"),
+                                 ("search", _search, "list the passages that match best")):
+        command = commands.add_parser(name, parents=[common], help=help_text)
+        command.add_argument("question")
+        command.add_argument("-k", type=int, default=None, help="how many passages")
+        command.add_argument("--json", action="store_true", help="print JSON")
+        command.set_defaults(run=run)
+    commands.choices["search"].add_argument("--mode", choices=MODES, default="hybrid")
+
+    docs = commands.add_parser("docs", parents=[common], help="list the indexed documents")
+    docs.add_argument("--json", action="store_true", help="print JSON")
+    docs.set_defaults(run=_docs)
+
+    remove = commands.add_parser("remove", parents=[common], help="remove documents")
+    remove.add_argument("paths", nargs="+", help="files, or folders to remove all within")
+    remove.set_defaults(run=_remove)
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return Settings(model=args.model)
+
+
+def _open(args: argparse.Namespace):
+    from qa.index import Index
+
+    return Index.open(args.index, _settings(args))
+
+
+def _index(args: argparse.Namespace) -> int:
+    from qa.index import Index
+
+    if args.rebuild:
+        paths = args.paths or [doc.path for doc in _open(args).documents()]
+        report = Index.rebuild(paths, args.index, _settings(args))
+    elif args.paths:
+        report = Index.create(args.index, _settings(args)).add(args.paths)
+    else:
+        raise QAError("name the files or folders to index")
+    for path, reason in report.failed:
+        print(f"failed: {path}: {reason}", file=sys.stderr)
+    for path, reason in report.skipped:
+        print(f"skipped: {path}: {reason}", file=sys.stderr)
+    print(report.summary() + ("" if report.chunks_embedded else " (nothing to embed)"))
+    return 1 if args.strict and report.failed else 0
+
+
+def _ask(args: argparse.Namespace) -> int:
+    answer = _open(args).ask(args.question, k=args.k)
+    if args.json:
+        _print_json(answer.to_dict())
+        return 0
+    print(answer.text)
+    for citation in answer.citations:
+        print(f"\n[{citation.n}] {_place(citation.hit)}\n    {_one_line(citation.quote)}")
+    return 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    hits = _open(args).search(args.question, k=args.k, mode=args.mode)
+    if args.json:
+        _print_json({"question": args.question, "hits": [hit.to_dict() for hit in hits]})
+        return 0
+    for hit in hits:
+        print(f"{hit.rank}. {_place(hit)}  (similarity {hit.similarity:.2f})\n"
+              f"    {_one_line(hit.text)[:300]}")
+    return 0
+
+
+def _docs(args: argparse.Namespace) -> int:
+    documents = _open(args).documents()
+    if args.json:
+        _print_json([{"path": d.path, "title": d.title, "chunks": d.chunks,
+                      "indexed_at": d.indexed_at} for d in documents])
+        return 0
+    for d in documents:
+        print(f"{d.path}\t{d.chunks} chunks\tindexed {d.indexed_at}")
+    print(f"{len(documents)} documents")
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    index = _open(args)
+    status = 0
+    for path in args.paths:
+        removed = index.remove(path)
+        if removed:
+            print(f"removed {removed} document(s) at {path}")
+        else:
+            print(f"qa: not in the index: {path}", file=sys.stderr)
+            status = 1
+    return status
+
+
+def _place(hit) -> str:
+    page = f", page {hit.page}" if hit.page else ""
+    return f"{hit.source}{page}, chars {hit.start}-{hit.end}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _print_json(value) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=2))

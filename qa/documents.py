@@ -1,0 +1,179 @@
+"""Documents: find supported files and turn each into plain text with its pages.
+
+Each format is read by a well-kept library: pypdf (pages), python-docx,
+trafilatura (the main text of an HTML page, without navigation or scripts) and
+charset-normalizer (text in encodings other than UTF-8). Character offsets
+everywhere else in `qa` refer to `Document.text` as returned here.
+"""
+
+import io
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from qa.errors import QAError
+
+SUPPORTED_EXTENSIONS = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"})
+_BOMS = (
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+_PAGE_BREAK = "\n\n"
+
+
+class LoadError(QAError):
+    """A file that cannot be indexed; the message says why in one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A file's extracted text.
+
+    title: the title the content itself gives (metadata, first heading), or "".
+    page_starts: for paged formats, the offset in `text` where each page begins
+        (page 1 first); empty for formats without pages.
+    """
+
+    path: str
+    title: str
+    text: str
+    page_starts: tuple[int, ...] = ()
+
+    def sections(self) -> list[tuple[int, int, int | None]]:
+        """(start, end, page) of each page, or of the whole text when there are no pages."""
+        if not self.page_starts:
+            return [(0, len(self.text), None)]
+        ends = [*self.page_starts[1:], len(self.text)]
+        return [(s, e, n) for n, (s, e) in enumerate(zip(self.page_starts, ends, strict=True), 1)]
+
+
+def find_files(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
+    """Yield the files named, and the files inside the folders named, recursively.
+
+    Hidden files and folders (such as an index folder or .git) inside a folder
+    are passed over; files of unsupported types are yielded too, so the caller
+    can report them.
+    """
+    for given in paths:
+        path = Path(given).expanduser().absolute()
+        if not path.is_dir():
+            yield path
+            continue
+        for root, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(files):
+                if not name.startswith("."):
+                    yield Path(root, name)
+
+
+def is_supported(path: Path) -> bool:
+    return path.suffix.lower() in SUPPORTED_EXTENSIONS
+
+
+def load(path: Path, data: bytes) -> Document:
+    """Extract the text of `data`, the bytes of the file at `path`; LoadError if it has none."""
+    loader = _LOADERS.get(path.suffix.lower())
+    if loader is None:
+        raise LoadError(f"unsupported file type {path.suffix or '(none)'!r}")
+    title, text, page_starts = loader(data)
+    if not text.strip():
+        raise LoadError("no text to index (the file is empty or has no text layer)")
+    return Document(str(path), title.strip(), text, page_starts)
+
+
+def decode_text(data: bytes) -> str:
+    """Decode text in any common encoding, with newlines normalised to \\n."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return _normalise_newlines(data.decode(encoding, errors="replace"))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        best = _detect_encoding(data)
+        text = str(best)
+    if "\x00" in text:
+        raise LoadError("binary data, not text")
+    return _normalise_newlines(text)
+
+
+def _detect_encoding(data: bytes):
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data).best()
+    if best is None:
+        raise LoadError("binary data or an unknown text encoding")
+    return best
+
+
+def _normalise_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _load_text(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+    return "", decode_text(data), ()
+
+
+def _load_markdown(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+    text = decode_text(data)
+    heading = re.search(r"^#[ \t]+(.+)$", text, flags=re.MULTILINE)
+    return (heading.group(1) if heading else ""), text, ()
+
+
+def _load_html(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+    import trafilatura
+
+    html = decode_text(data)
+    text = trafilatura.extract(html, include_comments=False, include_tables=True, favor_recall=True)
+    metadata = trafilatura.extract_metadata(html)
+    title = metadata.title if metadata and metadata.title else ""
+    return title, text or "", ()
+
+
+def _load_pdf(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise LoadError("encrypted PDF (a password is needed to read it)")
+        pages = [page.extract_text() or "" for page in reader.pages]
+        title = (reader.metadata.title if reader.metadata else None) or ""
+    except (PdfReadError, ValueError, KeyError, TypeError) as error:
+        raise LoadError(f"unreadable PDF: {error}") from error
+    starts, offset = [], 0
+    for page in pages:
+        starts.append(offset)
+        offset += len(page) + len(_PAGE_BREAK)
+    return title, _PAGE_BREAK.join(pages), tuple(starts)
+
+
+def _load_docx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+    import zipfile
+
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except (zipfile.BadZipFile, PackageNotFoundError, KeyError, ValueError) as error:
+        raise LoadError(f"not a valid .docx file: {error}") from error
+    paragraphs = [p.text for p in document.paragraphs]
+    for table in document.tables:
+        paragraphs.extend(" | ".join(cell.text for cell in row.cells) for row in table.rows)
+    text = "\n\n".join(p for p in paragraphs if p.strip())
+    return document.core_properties.title or "", text, ()
+
+
+_LOADERS = {
+    ".txt": _load_text,
+    ".md": _load_markdown,
+    ".markdown": _load_markdown,
+    ".html": _load_html,
+    ".htm": _load_html,
+    ".pdf": _load_pdf,
+    ".docx": _load_docx,
+}

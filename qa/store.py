@@ -1,0 +1,294 @@
+"""Store: the SQLite database that is the index's source of truth.
+
+It holds documents (path, content hash, size, mtime, extracted text), their
+chunks (text, char span, page, vector), each chunk's sentences (span, vector)
+and an FTS5 table (Porter stemming) for keyword search. Vectors are float32
+blobs. Every change is one transaction, so a crash leaves the previous state,
+and each bumps `generation`, which the derived vector index compares with its
+own to know whether it is stale. WAL mode lets readers search while a writer
+indexes.
+"""
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from qa.chunking import Chunk
+from qa.documents import Document
+from qa.errors import QAError
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime REAL NOT NULL,
+    indexed_at TEXT NOT NULL,
+    text TEXT NOT NULL,
+    page_starts TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL,
+    start_char INTEGER NOT NULL,
+    end_char INTEGER NOT NULL,
+    page INTEGER,
+    text TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_by_document ON chunks(document_id);
+CREATE TABLE IF NOT EXISTS sentences (
+    chunk_id INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+    start_char INTEGER NOT NULL,
+    end_char INTEGER NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sentences_by_chunk ON sentences(chunk_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    title, text, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentInfo:
+    """An indexed document as listed to users."""
+
+    path: str
+    title: str
+    chunks: int
+    indexed_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """What the store knows of a file, to tell whether it changed."""
+
+    size: int
+    mtime: float
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    """A stored chunk with what a search hit shows of it."""
+
+    id: int
+    source: str
+    title: str
+    text: str
+    start: int
+    end: int
+    page: int | None
+    vector: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceRow:
+    """A stored sentence: its span in the document and its vector."""
+
+    chunk_id: int
+    start: int
+    end: int
+    vector: np.ndarray
+
+
+class Store:
+    """A connection to one index database, safe to share between threads."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as error:
+            raise QAError(
+                f"the index database {path} is unreadable ({error}); move it away and "
+                "rebuild with: qa index --rebuild PATHS"
+            ) from error
+        self._lock = threading.RLock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def transaction(self, changes_chunks: bool = True) -> Iterator[sqlite3.Connection]:
+        """One atomic write; one that changes chunks also bumps the generation."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+                if changes_chunks:
+                    self._db.execute(
+                        "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) "
+                        "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def _query(self, sql: str, params: Sequence = ()) -> list[tuple]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    def meta(self, key: str) -> str | None:
+        rows = self._query("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        with self.transaction(changes_chunks=False) as db:
+            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
+
+    def generation(self) -> int:
+        return int(self.meta("generation") or 0)
+
+    def file_states(self) -> dict[str, FileState]:
+        rows = self._query("SELECT path, size, mtime, sha256 FROM documents")
+        return {path: FileState(size, mtime, sha) for path, size, mtime, sha in rows}
+
+    def put_document(
+        self,
+        document: Document,
+        state: FileState,
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
+        sentence_vectors: Sequence[np.ndarray],
+    ) -> tuple[list[int], list[int]]:
+        """Replace the document at its path; return (removed chunk ids, new chunk ids)."""
+        with self.transaction() as db:
+            removed = _delete_documents(db, [document.path])
+            cursor = db.execute(
+                "INSERT INTO documents (path, title, sha256, size, mtime, indexed_at, text, "
+                "page_starts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (document.path, document.title, state.sha256, state.size, state.mtime,
+                 datetime.now(UTC).isoformat(timespec="seconds"), document.text,
+                 json.dumps(document.page_starts)),
+            )
+            added = [
+                _insert_chunk(db, cursor.lastrowid, document.title, chunk, vector, sentences)
+                for chunk, vector, sentences in zip(chunks, vectors, sentence_vectors, strict=True)
+            ]
+        return removed, added
+
+    def touch_document(self, path: str, state: FileState) -> None:
+        """Record a new size and mtime for a file whose content did not change."""
+        with self.transaction(changes_chunks=False) as db:
+            db.execute(
+                "UPDATE documents SET size = ?, mtime = ? WHERE path = ?",
+                (state.size, state.mtime, path),
+            )
+
+    def remove_documents(self, paths: Sequence[str]) -> list[int]:
+        """Delete documents by path; return the ids of their chunks."""
+        with self.transaction() as db:
+            return _delete_documents(db, paths)
+
+    def documents(self) -> list[DocumentInfo]:
+        rows = self._query(
+            "SELECT d.path, d.title, COUNT(c.id), d.indexed_at FROM documents d "
+            "LEFT JOIN chunks c ON c.document_id = d.id GROUP BY d.id ORDER BY d.path"
+        )
+        return [DocumentInfo(*row) for row in rows]
+
+    def document_text(self, path: str) -> str | None:
+        rows = self._query("SELECT text FROM documents WHERE path = ?", (path,))
+        return rows[0][0] if rows else None
+
+    def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
+        rows = self._query(
+            "SELECT c.id, d.path, d.title, c.text, c.start_char, c.end_char, c.page, c.vector "
+            f"FROM chunks c JOIN documents d ON d.id = c.document_id "
+            f"WHERE c.id IN ({_marks(ids)})",
+            list(ids),
+        )
+        return {row[0]: ChunkRow(*row[:7], _vector(row[7])) for row in rows}
+
+    def sentences(self, chunk_ids: Sequence[int]) -> list[SentenceRow]:
+        rows = self._query(
+            "SELECT chunk_id, start_char, end_char, vector FROM sentences "
+            f"WHERE chunk_id IN ({_marks(chunk_ids)}) ORDER BY chunk_id, start_char",
+            list(chunk_ids),
+        )
+        return [SentenceRow(*row[:3], _vector(row[3])) for row in rows]
+
+    def keyword_search(self, match: str, limit: int) -> list[int]:
+        """Chunk ids matching an FTS5 query, best BM25 first."""
+        rows = self._query(
+            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+            (match, limit),
+        )
+        return [row[0] for row in rows]
+
+    def vectors(self, batch: int = 65536) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """All chunk (ids, vectors), in batches, for building the vector index."""
+        last = 0
+        while True:
+            rows = self._query(
+                "SELECT id, vector FROM chunks WHERE id > ? ORDER BY id LIMIT ?", (last, batch)
+            )
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield (
+                np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
+                np.stack([_vector(r[1]) for r in rows]),
+            )
+
+
+def _insert_chunk(
+    db: sqlite3.Connection, document_id: int, title: str, chunk: Chunk,
+    vector: np.ndarray, sentence_vectors: np.ndarray,
+) -> int:
+    cursor = db.execute(
+        "INSERT INTO chunks (document_id, ordinal, start_char, end_char, page, text, vector) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (document_id, chunk.ordinal, chunk.start, chunk.end, chunk.page, chunk.text,
+         _blob(vector)),
+    )
+    chunk_id = cursor.lastrowid
+    db.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)",
+               (chunk_id, title, chunk.text))
+    db.executemany(
+        "INSERT INTO sentences (chunk_id, start_char, end_char, vector) VALUES (?, ?, ?, ?)",
+        [(chunk_id, a, b, _blob(v)) for (a, b), v in
+         zip(chunk.sentences, sentence_vectors, strict=True)],
+    )
+    return chunk_id
+
+
+def _delete_documents(db: sqlite3.Connection, paths: Sequence[str]) -> list[int]:
+    marks = _marks(paths)
+    ids = [row[0] for row in db.execute(
+        f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
+        f"WHERE d.path IN ({marks})", list(paths))]
+    db.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(i,) for i in ids])
+    db.execute(f"DELETE FROM documents WHERE path IN ({marks})", list(paths))
+    return ids
+
+
+def _marks(values: Sequence) -> str:
+    return ", ".join("?" * len(values))
+
+
+def _blob(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def _vector(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.float32)
