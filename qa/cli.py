@@ -110,7 +110,8 @@ def _ask(args: argparse.Namespace) -> int:
         return 0
     print(answer.text)
     for citation in answer.citations:
-        print(f"\n[{citation.n}] {_place(citation.hit)}\n    {_one_line(citation.quote)}")
+        place = _place(citation.hit, citation.start, citation.end)
+        print(f"\n[{citation.n}] {place}\n    {_one_line(citation.quote)}")
     return 0
 
 
@@ -120,7 +121,7 @@ def _search(args: argparse.Namespace) -> int:
         _print_json({"question": args.question, "hits": [hit.to_dict() for hit in hits]})
         return 0
     for hit in hits:
-        print(f"{hit.rank}. {_place(hit)}  (similarity {hit.similarity:.2f})\n"
+        print(f"{hit.rank}. {_place(hit, hit.start, hit.end)}  (similarity {hit.similarity:.2f})\n"
               f"    {_one_line(hit.text)[:300]}")
     return 0
 
@@ -150,9 +151,9 @@ def _remove(args: argparse.Namespace) -> int:
     return status
 
 
-def _place(hit) -> str:
+def _place(hit, start: int, end: int) -> str:
     page = f", page {hit.page}" if hit.page else ""
-    return f"{hit.source}{page}, chars {hit.start}-{hit.end}"
+    return f"{hit.source}{page}, chars {start}-{end}"
 
 
 def _one_line(text: str) -> str:

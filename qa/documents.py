@@ -100,12 +100,17 @@ def decode_text(data: bytes) -> str:
 
 
 def _detect_encoding(data: bytes):
+    """charset-normalizer's best guess; on a tie, Windows-1252, the commonest legacy
+    encoding (the WHATWG default), which short Western European texts otherwise lose
+    to look-alikes such as Windows-1250 (é right, à read as ŕ)."""
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data).best()
+    matches = from_bytes(data)
+    best = matches.best()
     if best is None:
         raise LoadError("binary data or an unknown text encoding")
-    return best
+    western = next((m for m in matches if m.encoding == "cp1252" and m.chaos <= best.chaos), None)
+    return western or best
 
 
 def _normalise_newlines(text: str) -> str:

@@ -57,6 +57,9 @@ class SentenceTransformerEmbedder:
     def model(self):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()  # no "Loading weights" bar on every start
 
         try:
             return SentenceTransformer(_model_location(self.name), device="cpu")

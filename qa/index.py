@@ -75,11 +75,14 @@ class _Pending:
 class Index:
     """A folder holding one index: the SQLite database and the FAISS file derived from it."""
 
-    def __init__(self, path: Path, store: Store, embedder: Embedder, settings: Settings) -> None:
+    def __init__(
+        self, path: Path, store: Store, embedder: Embedder, dim: int, settings: Settings
+    ) -> None:
         self.path = path
         self.settings = settings
         self._store = store
         self._embedder = embedder
+        self._dim = dim
         self._vectors_lock = threading.Lock()
         self._vectors: VectorIndex | None = None
         self._vectors_generation = -1
@@ -123,10 +126,10 @@ class Index:
                 f"qa --index {path} index --rebuild --model {settings.model}"
             )
         settings = replace(settings, model=recorded or settings.model or DEFAULT_MODEL)
-        embedder = load_embedder(settings.model, settings.batch_size)
+        embedder = load_embedder(settings.model, settings.batch_size)  # loads on first use
         if not recorded:
             store.set_meta({"model": settings.model, "dim": str(embedder.dim)})
-        return cls(path, store, embedder, settings)
+        return cls(path, store, embedder, int(store.meta("dim")), settings)
 
     @classmethod
     def rebuild(
@@ -168,9 +171,8 @@ class Index:
     def search_many(
         self, questions: Sequence[str], k: int | None = None, mode: Mode = "hybrid"
     ) -> list[list[Hit]]:
-        for question in questions:
-            _check_question(question)
-        return self._search(list(questions), k or self.settings.k, mode)[1]
+        queries = [_clean_question(question) for question in questions]
+        return self._search(queries, k or self.settings.k, mode)[1]
 
     def ask(
         self, question: str, history: Sequence[tuple[str, str]] = (), k: int | None = None
@@ -179,7 +181,7 @@ class Index:
 
         history: earlier (question, answer) turns, oldest first, for follow-ups.
         """
-        _check_question(question)
+        question = _clean_question(question)
         query = standalone_question(question, history)
         query_vectors, results = self._search([query], k or self.settings.k, "hybrid")
         hits = results[0]
@@ -200,13 +202,13 @@ class Index:
             generation = self._store.generation()
             if self._vectors is None or self._vectors_generation != generation:
                 self._vectors = VectorIndex.load(
-                    self.path / VECTORS, self._embedder.dim, generation
-                ) or self._rebuild_vectors(generation)
+                    self.path / VECTORS, self._dim, generation
+                ) or self._rebuild_vectors()
                 self._vectors_generation = generation
             return self._vectors
 
-    def _rebuild_vectors(self, generation: int) -> VectorIndex:
-        vectors = VectorIndex.build(self._embedder.dim, self._store.vectors())
+    def _rebuild_vectors(self) -> VectorIndex:
+        vectors = VectorIndex.build(self._dim, self._store.vectors())
         log.info("rebuilt the vector index from the database: %d vectors", len(vectors))
         return vectors
 
@@ -345,7 +347,8 @@ class Index:
         vectors.save(self.path / VECTORS, self._vectors_generation)
 
 
-def _check_question(question: str) -> None:
+def _clean_question(question: str) -> str:
+    """The question with invalid code points (lone surrogates) replaced; QAError if unusable."""
     if not question or not question.strip():
         raise QAError("the question is empty")
     if len(question) > MAX_QUESTION_CHARS:
@@ -353,6 +356,7 @@ def _check_question(question: str) -> None:
             f"the question is {len(question):,} characters long; the limit is "
             f"{MAX_QUESTION_CHARS:,}"
         )
+    return question.encode("utf-8", errors="replace").decode("utf-8")
 
 
 def _embedding_input(prefix: str, chunk: Chunk) -> tuple[str, list[tuple[int, int]]]:

@@ -1,0 +1,32 @@
+# The README's commands. torch==2.13.0 is installed first, on its own: a bare
+# "torch" requirement (pulled in by sentence-transformers) would fetch a CUDA build.
+VENV := .venv
+PY := $(VENV)/bin/python
+export HF_HUB_OFFLINE := 1
+export GRADIO_ANALYTICS_ENABLED := False
+
+.PHONY: setup test index run lint clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+test: setup
+	$(PY) -m pytest
+
+index: setup
+	$(VENV)/bin/qa index seeds/
+
+run: index
+	$(VENV)/bin/qa serve
+
+lint: setup
+	$(VENV)/bin/ruff check qa ui tests benchmarks
+
+clean:
+	rm -rf $(VENV) .qa-index

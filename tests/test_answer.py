@@ -1,0 +1,59 @@
+"""Answers over the seed article: found and cited, not found, and follow-ups."""
+
+from pathlib import Path
+
+from tests.conftest import SEED_FILE
+
+
+def test_answer_quotes_the_sentence_that_answers(seed_index):
+    answer = seed_index.ask("Who has resigned over the recording?")
+
+    assert answer.found
+    assert "Martinez and Herrera" in answer.text
+    assert "[1]" in answer.text
+    first = answer.citations[0]
+    assert Path(first.hit.source) == SEED_FILE
+    document = seed_index.document_text(first.hit.source)
+    assert document[first.start:first.end] == first.quote
+    assert first.quote in first.hit.text
+
+
+def test_every_marker_in_the_answer_has_its_citation(seed_index):
+    answer = seed_index.ask("Who called for everyone involved to resign?")
+
+    numbers = {citation.n for citation in answer.citations}
+    for n in numbers:
+        assert f"[{n}]" in answer.text
+    assert numbers == set(range(1, len(numbers) + 1))
+
+
+def test_off_topic_question_is_not_answered(seed_index):
+    answer = seed_index.ask("What is the capital of France?")
+
+    assert not answer.found
+    assert answer.citations == ()
+    assert "do not contain" in answer.text
+
+
+def test_follow_up_uses_the_earlier_question(seed_index):
+    history = [("Who is Mike Bonin?", seed_index.ask("Who is Mike Bonin?").text)]
+
+    answer = seed_index.ask("How old is his son?", history=history)
+
+    assert answer.found
+    assert "2-year-old" in answer.citations[0].quote
+
+
+def test_a_new_subject_is_not_dragged_back_to_the_earlier_one(seed_index):
+    history = [("Who is Mike Bonin?", seed_index.ask("Who is Mike Bonin?").text)]
+
+    assert not seed_index.ask("What is the capital of France?", history=history).found
+
+
+def test_answer_to_dict_has_the_documented_shape(seed_index):
+    data = seed_index.ask("Who has resigned over the recording?").to_dict()
+
+    assert set(data) >= {"question", "answer", "found", "citations"}
+    assert set(data["citations"][0]) >= {
+        "n", "source", "title", "text", "quote", "start", "end", "page", "score"
+    }

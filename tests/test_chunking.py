@@ -1,0 +1,74 @@
+"""Chunking: real sentence boundaries, the model's token budget, spans and overlap."""
+
+import itertools
+
+import pytest
+
+from qa.chunking import chunk_document, split_sentences
+from qa.documents import Document
+from qa.embedding import load_embedder
+from tests.conftest import SEED_FILE
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return load_embedder()
+
+
+def test_abbreviations_and_quotes_do_not_end_sentences():
+    text = SEED_FILE.read_text(encoding="utf-8")
+
+    sentences = [text[a:b] for a, b in split_sentences(text)]
+
+    first = sentences[0]
+    assert "L.A. County Federation of Labor President Ron Herrera" in first
+    assert first.endswith("in October 2021.")
+    assert "Martinez and Herrera have since resigned." in sentences
+
+
+def test_chunks_fit_the_budget_and_keep_exact_spans(embedder):
+    text = SEED_FILE.read_text(encoding="utf-8")
+    document = Document(str(SEED_FILE), "", text)
+
+    chunks = chunk_document(document, embedder.count_tokens, max_tokens=64, overlap_tokens=16)
+
+    assert len(chunks) > 5
+    for chunk in chunks:
+        assert text[chunk.start:chunk.end] == chunk.text
+        assert embedder.count_tokens([chunk.text])[0] <= 64
+        for a, b in chunk.sentences:
+            assert chunk.start <= a < b <= chunk.end
+    assert chunks[0].start == 0
+    assert chunks[-1].end == len(text.rstrip())
+
+
+def test_neighbouring_chunks_overlap_by_whole_sentences(embedder):
+    text = " ".join(f"Sentence number {i} talks about topic {i}." for i in range(40))
+    document = Document("x.txt", "", text)
+
+    chunks = chunk_document(document, embedder.count_tokens, max_tokens=40, overlap_tokens=12)
+
+    for before, after in itertools.pairwise(chunks):
+        assert after.sentences[0] in before.sentences
+        assert after.sentences[-1] not in before.sentences
+
+
+def test_a_sentence_longer_than_the_budget_is_cut_not_truncated(embedder):
+    text = " ".join(["word"] * 500)
+    document = Document("x.txt", "", text)
+
+    chunks = chunk_document(document, embedder.count_tokens, max_tokens=50, overlap_tokens=0)
+
+    assert all(embedder.count_tokens([c.text])[0] <= 50 for c in chunks)
+    assert sum(c.text.count("word") for c in chunks) == 500
+
+
+def test_chunks_do_not_cross_pages(embedder):
+    text = "Page one says hello.\n\nPage two says goodbye."
+    document = Document("x.pdf", "", text, page_starts=(0, 22))
+
+    chunks = chunk_document(document, embedder.count_tokens, max_tokens=100, overlap_tokens=0)
+
+    assert [(c.text, c.page) for c in chunks] == [
+        ("Page one says hello.", 1), ("Page two says goodbye.", 2)
+    ]

@@ -1,0 +1,137 @@
+"""The index over time: incremental updates, removal, the model guard, and derived vectors."""
+
+import json
+import shutil
+
+import pytest
+
+from qa import Index, QAError, Settings
+from qa.cli import main
+from tests.conftest import SEED_FILE
+
+HARBOUR = "The harbour of Port Ellen reopened after the storm of 1998 damaged its piers."
+ORCHARD = "The orchard at Kelso grows forty varieties of heritage apples."
+
+
+def _sources(hits) -> set[str]:
+    return {hit.source for hit in hits}
+
+
+def test_reindexing_embeds_only_what_changed(tmp_path, seed_copy):
+    (seed_copy / "harbour.txt").write_text(HARBOUR)
+    index = Index.create(tmp_path / "index")
+
+    first = index.add([seed_copy])
+    again = index.add([seed_copy])
+    (seed_copy / "harbour.txt").write_text(HARBOUR + " Ferries run twice a day.")
+    changed = index.add([seed_copy])
+
+    assert (first.added, first.chunks_embedded > 1) == (2, True)
+    assert (again.unchanged, again.chunks_embedded) == (2, 0)
+    assert (changed.updated, changed.unchanged, changed.chunks_embedded) == (1, 1, 1)
+
+
+def test_a_file_deleted_from_the_folder_leaves_the_index(tmp_path, seed_copy):
+    harbour = seed_copy / "harbour.txt"
+    harbour.write_text(HARBOUR)
+    index = Index.create(tmp_path / "index")
+    index.add([seed_copy])
+    assert str(harbour) in _sources(index.search("Port Ellen harbour storm piers"))
+
+    harbour.unlink()
+    report = index.add([seed_copy])
+
+    assert report.removed == 1
+    assert str(harbour) not in _sources(index.search("Port Ellen harbour storm piers", k=20))
+    reopened = Index.open(tmp_path / "index")
+    assert str(harbour) not in _sources(reopened.search("Port Ellen harbour storm piers", k=20))
+
+
+def test_indexing_another_folder_adds_to_the_index(tmp_path, seed_copy):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "orchard.md").write_text(ORCHARD)
+    index = Index.create(tmp_path / "index")
+    index.add([seed_copy])
+
+    index.add([notes])
+
+    assert {doc.path for doc in index.documents()} == {
+        str(seed_copy / SEED_FILE.name), str(notes / "orchard.md")
+    }
+
+
+def test_remove_really_removes_the_vectors(tmp_path, seed_copy):
+    (seed_copy / "orchard.md").write_text(ORCHARD)
+    index = Index.create(tmp_path / "index")
+    index.add([seed_copy])
+
+    assert index.remove(seed_copy / "orchard.md") == 1
+
+    hits = index.search("heritage apples orchard Kelso", k=20, mode="dense")
+    assert str(seed_copy / "orchard.md") not in _sources(hits)
+    assert index.remove(seed_copy / "orchard.md") == 0
+
+
+def test_a_bad_file_is_reported_and_the_rest_indexed(tmp_path, seed_copy):
+    (seed_copy / "broken.docx").write_bytes(b"not a zip")
+    (seed_copy / "photo.png").write_bytes(b"\x89PNG")
+    index = Index.create(tmp_path / "index")
+
+    report = index.add([seed_copy])
+
+    assert report.added == 1
+    assert [reason for _, reason in report.failed] == [
+        "not a valid .docx file: File is not a zip file"
+    ]
+    assert [path for path, _ in report.skipped] == [str(seed_copy / "photo.png")]
+
+
+def test_opening_with_another_model_says_how_to_rebuild(seed_index_path):
+    with pytest.raises(QAError, match=r"built with model .*all-MiniLM-L6-v2.*index --rebuild"):
+        Index.open(seed_index_path, Settings(model="intfloat/e5-small-v2"))
+
+
+def test_opening_a_missing_index_says_how_to_create_one(tmp_path):
+    with pytest.raises(QAError, match="no index at .*qa index"):
+        Index.open(tmp_path / "nothing")
+
+
+def test_a_missing_vector_file_is_rebuilt_from_the_database(tmp_path, seed_index_path):
+    copy = tmp_path / "index"
+    shutil.copytree(seed_index_path, copy)
+    (copy / "vectors.faiss").unlink()
+
+    hits = Index.open(copy).search("Who has resigned over the recording?", mode="dense")
+
+    assert hits and hits[0].source == str(SEED_FILE)
+
+
+def test_cli_index_ask_search_docs_remove(tmp_path, seed_copy, capsys):
+    index = ["--index", str(tmp_path / "index")]
+
+    assert main([*index, "index", str(seed_copy)]) == 0
+    assert "1 added" in capsys.readouterr().out
+    assert main([*index, "index", str(seed_copy)]) == 0
+    assert "nothing to embed" in capsys.readouterr().out
+
+    assert main(["ask", "Who has resigned over the recording?", "--json", *index]) == 0
+    asked = json.loads(capsys.readouterr().out)
+    assert asked["found"] and "Martinez and Herrera" in asked["answer"]
+    assert asked["citations"][0]["source"] == str(seed_copy / SEED_FILE.name)
+
+    assert main(["search", "protests outside his home", "-k", "3", "--json", *index]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    assert [hit["rank"] for hit in hits] == [1, 2, 3]
+    assert "Eagle Rock home" in hits[0]["text"]
+
+    assert main(["docs", *index]) == 0
+    assert SEED_FILE.name in capsys.readouterr().out
+    assert main(["remove", str(seed_copy / SEED_FILE.name), *index]) == 0
+    assert main(["remove", str(seed_copy / SEED_FILE.name), *index]) == 1
+    assert "not in the index" in capsys.readouterr().err
+
+
+def test_cli_reports_errors_without_a_traceback(tmp_path, capsys):
+    assert main(["--index", str(tmp_path / "none"), "ask", "anything"]) == 2
+    assert capsys.readouterr().err.startswith("qa: no index at")

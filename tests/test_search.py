@@ -1,0 +1,62 @@
+"""Search: keyword-query safety, fusion, and modes."""
+
+import pytest
+
+from qa import QAError
+from qa.search import keyword_query, reciprocal_rank_fusion
+
+HOSTILE = [
+    '"', '""', "*", "a*", "AND", "OR", "NOT", "NEAR", "NEAR(a b)", "(", ")", "((a)", "-", "-a",
+    "a - b", ":", "title:resign", "^start", "a AND OR b", "'; DROP TABLE chunks; --",
+    "\" OR 1=1 --", "{a b}", "a + b", "😀 resign 😀", "ﻣﺮﺣﺒﺎ resign", "\x00\x01\x07", "\ud800",
+    "résigné", "a" * 1999, "resign NEAR/3 record",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_hostile_text_is_searched_safely(seed_index, text, mode):
+    hits = seed_index.search(text, k=3, mode=mode)
+
+    assert all(hit.text for hit in hits)
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_text_gets_an_answer_or_a_plain_refusal(seed_index, text):
+    answer = seed_index.ask(text)
+
+    assert answer.found or answer.citations == ()
+
+
+def test_keyword_query_quotes_every_word():
+    assert keyword_query('resign* AND "recording" NEAR(x)') == (
+        '"resign" OR "and" OR "recording" OR "near" OR "x"'
+    )
+    assert keyword_query("?!* ()") is None
+
+
+def test_stemming_matches_other_forms_of_a_word(seed_index):
+    hits = seed_index.search("resignations", k=5, mode="keyword")
+
+    assert any("resign" in hit.text for hit in hits)
+
+
+@pytest.mark.parametrize("question", ["", "   \n", "x" * 2001])
+def test_empty_or_huge_questions_get_a_clear_error(seed_index, question):
+    with pytest.raises(QAError, match="empty|limit is 2,000"):
+        seed_index.ask(question)
+
+
+def test_reciprocal_rank_fusion_rewards_agreement():
+    fused = reciprocal_rank_fusion([[1, 2, 3], [4, 2, 5]])
+
+    # 2: 1/62 + 1/62; 1 and 4: 1/61 each (ties keep first-seen order); 3 and 5: 1/63.
+    assert [item for item, _ in fused] == [2, 1, 4, 3, 5]
+    assert fused[0][1] == pytest.approx(2 / 62)
+
+
+@pytest.mark.parametrize("mode", ["dense", "keyword", "hybrid"])
+def test_each_mode_finds_the_protest_passage(seed_index, mode):
+    hits = seed_index.search("protestors gathered outside his Eagle Rock home", k=3, mode=mode)
+
+    assert "Eagle Rock home" in hits[0].text
