@@ -42,7 +42,7 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
     def embed_passages(
-        self, texts: Sequence[str], sentences: Sequence[Sequence[Span]]
+        self, texts: Sequence[str], sentences: Sequence[Sequence[Span]], progress: bool = False
     ) -> tuple[np.ndarray, list[np.ndarray]]: ...
 
 
@@ -93,14 +93,16 @@ class SentenceTransformerEmbedder:
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
 
     def embed_passages(
-        self, texts: Sequence[str], sentences: Sequence[Sequence[Span]]
+        self, texts: Sequence[str], sentences: Sequence[Sequence[Span]], progress: bool = False
     ) -> tuple[np.ndarray, list[np.ndarray]]:
         """Passage vectors (n, dim) and, per passage, its sentence vectors (m_i, dim).
 
-        `sentences` holds each passage's sentence spans, relative to that passage's text.
+        `sentences` holds each passage's sentence spans, relative to that passage's text;
+        `progress` shows a progress bar over the batches.
         """
         outputs = self.model.encode(
-            list(texts), batch_size=self.batch_size, output_value=None, show_progress_bar=False
+            list(texts), batch_size=self.batch_size, output_value=None,
+            show_progress_bar=progress,
         )
         offsets = self.model.tokenizer(
             list(texts), return_offsets_mapping=True, truncation=True,

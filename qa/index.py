@@ -38,6 +38,7 @@ VECTORS = "vectors.faiss"
 LOCK = "write.lock"
 LOCK_WAIT_SECONDS = 10
 EMBED_BATCH_CHUNKS = 256  # chunks embedded and committed together while indexing
+PROGRESS_MIN_FILES = 5  # fewer files than this are indexed without a progress bar
 MAX_QUESTION_CHARS = 2000
 
 
@@ -226,14 +227,15 @@ class Index:
             known = self._store.file_states()
             files = list(find_files(paths))
             pending: list[_Pending] = []
-            for file in tqdm(files, unit="file", desc="indexing", disable=len(files) < 5):
+            few_files = len(files) < PROGRESS_MIN_FILES  # then show embedding batches instead
+            for file in tqdm(files, unit="file", desc="indexing", disable=few_files):
                 item = self._prepare(file, known.get(str(file)), file in paths, report)
                 if item:
                     pending.append(item)
                 if sum(len(p.chunks) for p in pending) >= EMBED_BATCH_CHUNKS:
-                    self._write(pending, vectors, report)
+                    self._write(pending, vectors, report, few_files)
                     pending = []
-            self._write(pending, vectors, report)
+            self._write(pending, vectors, report, few_files)
             vanished = _vanished(known, paths)
             if vanished:
                 self._apply(vectors, self._store.remove_documents(vanished), [], None)
@@ -311,13 +313,17 @@ class Index:
             return "", budget
         return prefix, budget - prefix_tokens
 
-    def _write(self, pending: list[_Pending], vectors: VectorIndex, report: Report) -> None:
+    def _write(
+        self, pending: list[_Pending], vectors: VectorIndex, report: Report, show_batches: bool
+    ) -> None:
         """Embed the pending documents' chunks together, then store each document atomically."""
         chunks = [(p, c) for p in pending for c in p.chunks]
         if not chunks:
             return
         texts, spans = zip(*(_embedding_input(p.prefix, c) for p, c in chunks), strict=True)
-        passage_vectors, sentence_vectors = self._embedder.embed_passages(texts, spans)
+        passage_vectors, sentence_vectors = self._embedder.embed_passages(
+            texts, spans, progress=show_batches and len(texts) > 2 * self.settings.batch_size
+        )
         offset = 0
         for item in pending:
             n = len(item.chunks)
