@@ -54,6 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--rebuild", action="store_true",
                        help="index everything afresh, e.g. after changing --model")
     index.add_argument("--strict", action="store_true", help="exit 1 if any file failed")
+    index.add_argument("--max-file-mb", type=float, default=Settings().max_file_mb,
+                       help="skip larger files (default: %(default)g)")
     index.set_defaults(run=_index)
 
     for name, run, help_text in (("ask", _ask, "answer a question with citations"),
@@ -76,7 +78,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return Settings(model=args.model)
+    limit = getattr(args, "max_file_mb", None)  # only `qa index` has the option
+    return Settings(model=args.model, **({"max_file_mb": limit} if limit else {}))
 
 
 def _open(args: argparse.Namespace):

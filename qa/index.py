@@ -102,7 +102,7 @@ class Index:
     def create(cls, path: str | Path = ".qa-index", settings: Settings | None = None) -> "Index":
         """Open the index at `path`, creating an empty one if there is none."""
         path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)  # documents can be private
         return cls._connect(path, settings or Settings())
 
     @classmethod
@@ -257,7 +257,7 @@ class Index:
     @contextmanager
     def _write_lock(self) -> Iterator[None]:
         """Hold the index's lock file, so that no other process writes at the same time."""
-        lock = FileLock(self.path / LOCK, timeout=LOCK_WAIT_SECONDS)
+        lock = FileLock(self.path / LOCK, timeout=LOCK_WAIT_SECONDS, mode=0o600)
         try:
             lock.acquire()
         except Timeout as error:
@@ -283,6 +283,11 @@ class Index:
             if known and (known.size, known.mtime) == (stat.st_size, stat.st_mtime):
                 report.unchanged += 1
                 return None
+            if stat.st_size > self.settings.max_file_mb * 1e6:
+                raise LoadError(
+                    f"the file is {stat.st_size / 1e6:.1f} MB; the limit is "
+                    f"{self.settings.max_file_mb:g} MB (max_file_mb, qa index --max-file-mb)"
+                )
             data = file.read_bytes()
             state = FileState(stat.st_size, stat.st_mtime, hashlib.sha256(data).hexdigest())
             if known and known.sha256 == state.sha256:

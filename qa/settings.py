@@ -21,6 +21,9 @@ class Settings:
     min_score: the cosine similarity the best answer sentence needs before the
         answer counts as found; below it the answer says the documents lack it.
     batch_size: texts per embedding batch.
+    max_file_mb: larger files are skipped with a message saying so, which keeps
+        the memory and time one file can take bounded (a 25 MB text file is
+        about six million tokens, over half an hour of embedding on a laptop CPU).
     """
 
     model: str | None = None
@@ -29,6 +32,7 @@ class Settings:
     k: int = 5
     min_score: float = 0.3
     batch_size: int = 32
+    max_file_mb: float = 25.0
 
     def __post_init__(self) -> None:
         if self.model is not None and not self.model.strip():
@@ -46,3 +50,5 @@ class Settings:
             raise QAError(f"min_score must be between 0 and 1, got {self.min_score}")
         if self.batch_size < 1:
             raise QAError(f"batch_size must be at least 1, got {self.batch_size}")
+        if self.max_file_mb <= 0:
+            raise QAError(f"max_file_mb must be positive, got {self.max_file_mb}")

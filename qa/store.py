@@ -10,6 +10,7 @@ indexes.
 """
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -109,6 +110,8 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        if not path.exists():  # private from the start; SQLite gives its -wal file the same mode
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
         try:
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA foreign_keys = ON")

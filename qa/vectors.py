@@ -79,7 +79,7 @@ class VectorIndex:
         with self._lock:
             data = _faiss().serialize_index(self._index)
         temporary = path.with_suffix(".tmp")
-        with open(temporary, "wb") as file:
+        with open(os.open(temporary, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600), "wb") as file:
             file.write(_HEADER.pack(_MAGIC, generation))
             file.write(data.tobytes())
         os.replace(temporary, path)

@@ -135,3 +135,25 @@ def test_cli_index_ask_search_docs_remove(tmp_path, seed_copy, capsys):
 def test_cli_reports_errors_without_a_traceback(tmp_path, capsys):
     assert main(["--index", str(tmp_path / "none"), "ask", "anything"]) == 2
     assert capsys.readouterr().err.startswith("qa: no index at")
+
+
+def test_a_file_over_the_size_limit_is_skipped_with_its_own_message(tmp_path, seed_copy):
+    (seed_copy / "big.txt").write_text("Enormous notes. " * 100_000)  # 1.6 MB
+    index = Index.create(tmp_path / "index", Settings(max_file_mb=1))
+
+    report = index.add([seed_copy])
+
+    assert report.added == 1
+    assert report.failed == [
+        (str(seed_copy / "big.txt"), "the file is 1.6 MB; the limit is 1 MB "
+         "(max_file_mb, qa index --max-file-mb)")
+    ]
+
+
+def test_the_index_folder_is_private(tmp_path, seed_copy):
+    path = tmp_path / "index"
+    Index.build([seed_copy], path=path).close()
+
+    assert path.stat().st_mode & 0o777 == 0o700
+    for file in path.iterdir():
+        assert file.stat().st_mode & 0o077 == 0, file.name
