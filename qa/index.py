@@ -165,37 +165,47 @@ class Index:
     def document_text(self, path: str) -> str | None:
         return self._store.document_text(path)
 
-    def search(self, question: str, k: int | None = None, mode: Mode = "hybrid") -> list[Hit]:
-        """The passages that best match `question`, best first."""
-        return self.search_many([question], k, mode)[0]
+    def search(
+        self, question: str, k: int | None = None, mode: Mode = "hybrid",
+        within: Sequence[str | Path] | None = None,
+    ) -> list[Hit]:
+        """The passages that best match `question`, best first.
+
+        within: search only the documents at these paths.
+        """
+        return self.search_many([question], k, mode, within)[0]
 
     def search_many(
-        self, questions: Sequence[str], k: int | None = None, mode: Mode = "hybrid"
+        self, questions: Sequence[str], k: int | None = None, mode: Mode = "hybrid",
+        within: Sequence[str | Path] | None = None,
     ) -> list[list[Hit]]:
         queries = [_clean_question(question) for question in questions]
-        return self._search(queries, k or self.settings.k, mode)[1]
+        return self._search(queries, k or self.settings.k, mode, within)[1]
 
     def ask(
-        self, question: str, history: Sequence[tuple[str, str]] = (), k: int | None = None
+        self, question: str, history: Sequence[tuple[str, str]] = (), k: int | None = None,
+        within: Sequence[str | Path] | None = None,
     ) -> Answer:
         """A short answer to `question` quoting the documents, with `[n]` citations.
 
         history: earlier (question, answer) turns, oldest first, for follow-ups.
+        within: answer only from the documents at these paths.
         """
         question = _clean_question(question)
         query = standalone_question(question, history)
-        query_vectors, results = self._search([query], k or self.settings.k, "hybrid")
+        query_vectors, results = self._search([query], k or self.settings.k, "hybrid", within)
         hits = results[0]
         sentences = self._store.sentences([hit.chunk_id for hit in hits[:ANSWER_PASSAGES]])
         return compose_answer(question, query_vectors[0], hits, sentences,
                               self.settings.min_score)
 
     def _search(
-        self, queries: list[str], k: int, mode: Mode
+        self, queries: list[str], k: int, mode: Mode, within: Sequence[str | Path] | None = None
     ) -> tuple[np.ndarray, list[list[Hit]]]:
         query_vectors = self._embedder.embed(queries)
+        paths = None if within is None else [str(Path(p).absolute()) for p in within]
         return query_vectors, search(self._store, self._current_vectors(), query_vectors,
-                                     queries, k, mode)
+                                     queries, k, mode, paths)
 
     def _current_vectors(self) -> VectorIndex:
         """The vector index for the store's current generation, loaded or rebuilt if stale."""

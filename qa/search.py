@@ -63,9 +63,17 @@ def reciprocal_rank_fusion(rankings: list[list[int]]) -> list[tuple[int, float]]
 
 def search(
     store: Store, vectors: VectorIndex, query_vectors: np.ndarray, queries: list[str],
-    k: int, mode: Mode = "hybrid",
+    k: int, mode: Mode = "hybrid", within: list[str] | None = None,
 ) -> list[list[Hit]]:
-    """The top `k` hits for each query, given the queries' vectors."""
+    """The top `k` hits for each query, given the queries' vectors.
+
+    within: search only the documents at these paths.
+    """
+    among = None
+    if within is not None:  # a small exact index of just those documents' chunks
+        ids, chunk_vectors = store.document_vectors(within)
+        vectors = VectorIndex.build(vectors.dim, [(ids, chunk_vectors)])
+        among = ids.tolist()
     candidates = max(k, MIN_CANDIDATES)
     dense = _dense_rankings(vectors, query_vectors, candidates) if mode != "keyword" else None
     results = []
@@ -74,7 +82,7 @@ def search(
         if dense is not None:
             rankings.append(dense[i])
         if mode != "dense":
-            rankings.append(_keyword_ranking(store, query, candidates))
+            rankings.append(_keyword_ranking(store, query, candidates, among))
         fused = reciprocal_rank_fusion(rankings)[:k]
         results.append(_hits(store, fused, query_vectors[i]))
     return results
@@ -85,9 +93,9 @@ def _dense_rankings(vectors: VectorIndex, query_vectors: np.ndarray, n: int) -> 
     return [[int(i) for i in row if i >= 0] for row in ids]
 
 
-def _keyword_ranking(store: Store, query: str, n: int) -> list[int]:
+def _keyword_ranking(store: Store, query: str, n: int, among: list[int] | None) -> list[int]:
     match = keyword_query(query)
-    return store.keyword_search(match, n) if match else []
+    return store.keyword_search(match, n, among) if match else []
 
 
 def _hits(store: Store, fused: list[tuple[int, float]], query_vector: np.ndarray) -> list[Hit]:

@@ -230,13 +230,26 @@ class Store:
         )
         return [SentenceRow(*row[:3], _vector(row[3])) for row in rows]
 
-    def keyword_search(self, match: str, limit: int) -> list[int]:
-        """Chunk ids matching an FTS5 query, best BM25 first."""
+    def keyword_search(
+        self, match: str, limit: int, among: Sequence[int] | None = None
+    ) -> list[int]:
+        """Chunk ids matching an FTS5 query, best BM25 first; only ids in `among` if given."""
+        only = f"AND rowid IN ({_marks(among)})" if among is not None else ""
         rows = self._query(
-            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
-            (match, limit),
+            f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? {only} ORDER BY rank LIMIT ?",
+            (match, *(among or ()), limit),
         )
         return [row[0] for row in rows]
+
+    def document_vectors(self, paths: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The (chunk ids, vectors) of the documents at `paths`."""
+        rows = self._query(
+            "SELECT c.id, c.vector FROM chunks c JOIN documents d ON d.id = c.document_id "
+            f"WHERE d.path IN ({_marks(paths)}) ORDER BY c.id",
+            list(paths),
+        )
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        return ids, np.stack([_vector(r[1]) for r in rows]) if rows else np.zeros((0, 0))
 
     def vectors(self, batch: int = 65536) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """All chunk (ids, vectors), in batches, for building the vector index."""

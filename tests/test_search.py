@@ -60,3 +60,16 @@ def test_each_mode_finds_the_protest_passage(seed_index, mode):
     hits = seed_index.search("protestors gathered outside his Eagle Rock home", k=3, mode=mode)
 
     assert "Eagle Rock home" in hits[0].text
+
+
+def test_search_within_a_document_returns_only_its_passages(tmp_path, seed_copy):
+    from qa import Index
+
+    (seed_copy / "orchard.md").write_text("The orchard at Kelso grows forty varieties of apples.")
+    index = Index.build([seed_copy], path=tmp_path / "index")
+
+    hits = index.search("Who has resigned over the recording?", k=5,
+                        within=[seed_copy / "orchard.md"])
+
+    assert [hit.source for hit in hits] == [str(seed_copy / "orchard.md")]
+    assert not index.ask("Who has resigned?", within=[seed_copy / "orchard.md"]).found
