@@ -25,6 +25,7 @@ from qa.store import SentenceRow
 
 ANSWER_PASSAGES = 3  # the sentences of this many top passages compete to be quoted
 MAX_SENTENCES = 2
+MIN_QUOTE_WORDS = 3
 CLOSE_FUSED = 0.98  # a further sentence is quoted if its fused score is this close to the best
 BM25_K1, BM25_B = 1.2, 0.75
 NOT_FOUND = "The documents do not contain an answer to this question."
@@ -76,7 +77,7 @@ def compose_answer(
 ) -> Answer:
     """Quote the sentences of `hits` that best match the question, or say none does."""
     by_chunk = {hit.chunk_id: hit for hit in hits}
-    sentences = _unique(sentences, by_chunk)
+    sentences = _candidates(sentences, by_chunk)
     if not sentences:
         return Answer(question, NOT_FOUND, False, ())
     similarities = np.stack([s.vector for s in sentences]) @ query_vector
@@ -122,16 +123,21 @@ def _choose(similarities: np.ndarray, lexical: np.ndarray) -> list[int]:
     return [int(i) for i, score in fused[:MAX_SENTENCES] if score >= CLOSE_FUSED * best]
 
 
-def _unique(sentences: Sequence[SentenceRow], by_chunk: dict[int, Hit]) -> list[SentenceRow]:
-    """The sentences once each (overlapping chunks repeat some), in retrieval order."""
+def _candidates(sentences: Sequence[SentenceRow], by_chunk: dict[int, Hit]) -> list[SentenceRow]:
+    """The quotable sentences, once each (overlapping chunks repeat some), in retrieval order."""
     seen: set[tuple[str, int, int]] = set()
     unique = []
     for sentence in sorted(sentences, key=lambda s: by_chunk[s.chunk_id].rank):
         place = (by_chunk[sentence.chunk_id].source, sentence.start, sentence.end)
-        if place not in seen:
+        if place not in seen and _quotable(_quote(by_chunk[sentence.chunk_id], sentence)):
             seen.add(place)
             unique.append(sentence)
     return unique
+
+
+def _quotable(text: str) -> bool:
+    """A statement worth quoting: not a Markdown heading, not a label of a word or two."""
+    return not text.lstrip().startswith("#") and len(_WORD.findall(text)) >= MIN_QUOTE_WORDS
 
 
 def _quote(hit: Hit, sentence: SentenceRow) -> str:

@@ -71,6 +71,16 @@ def _parser() -> argparse.ArgumentParser:
     docs.add_argument("--json", action="store_true", help="print JSON")
     docs.set_defaults(run=_docs)
 
+    serve = commands.add_parser("serve", parents=[common], help="serve the web chat")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default: %(default)s, this machine only)")
+    serve.add_argument("--port", type=int, default=7860, help="default: %(default)s")
+    serve.add_argument("--auth", default=os.environ.get("QA_AUTH"), metavar="USER:PASS",
+                       help="require this login (default: $QA_AUTH)")
+    serve.add_argument("--max-upload-mb", type=int, default=50,
+                       help="largest file accepted for upload (default: %(default)s)")
+    serve.set_defaults(run=_serve)
+
     remove = commands.add_parser("remove", parents=[common], help="remove documents")
     remove.add_argument("paths", nargs="+", help="files, or folders to remove all within")
     remove.set_defaults(run=_remove)
@@ -152,6 +162,17 @@ def _remove(args: argparse.Namespace) -> int:
             print(f"qa: not in the index: {path}", file=sys.stderr)
             status = 1
     return status
+
+
+def _serve(args: argparse.Namespace) -> int:
+    if args.auth is not None and ":" not in args.auth:
+        raise QAError("--auth (or QA_AUTH) must be USER:PASSWORD")
+    auth = tuple(args.auth.split(":", 1)) if args.auth else None
+    from ui.app import serve
+
+    serve(args.index, host=args.host, port=args.port, auth=auth,
+          max_upload_mb=args.max_upload_mb)
+    return 0
 
 
 def _place(hit, start: int, end: int) -> str:

@@ -13,6 +13,7 @@ its passage), which the extractive answer uses to pick the sentence to quote.
 
 import functools
 import os
+import threading
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -47,14 +48,23 @@ class Embedder(Protocol):
 
 
 class SentenceTransformerEmbedder:
-    """An Embedder backed by a sentence-transformers model, loaded on first use."""
+    """An Embedder backed by a sentence-transformers model, loaded on first use.
+
+    Safe to share between threads: calls take turns, since a fast tokenizer raises
+    "Already borrowed" when used by two threads at once.
+    """
 
     def __init__(self, name: str = DEFAULT_MODEL, batch_size: int = 32) -> None:
         self.name = name
         self.batch_size = batch_size
+        self._lock = threading.RLock()
 
     @functools.cached_property
     def model(self):
+        with self._lock:
+            return self._load()
+
+    def _load(self):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as transformers_logging
@@ -80,16 +90,18 @@ class SentenceTransformerEmbedder:
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         if not texts:
             return []
-        encoded = self.model.tokenizer(
-            list(texts), add_special_tokens=False, return_attention_mask=False, verbose=False
-        )
+        with self._lock:
+            encoded = self.model.tokenizer(
+                list(texts), add_special_tokens=False, return_attention_mask=False, verbose=False
+            )
         return [len(ids) for ids in encoded["input_ids"]]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        vectors = self.model.encode(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-            show_progress_bar=False,
-        )
+        with self._lock:
+            vectors = self.model.encode(
+                list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                show_progress_bar=False,
+            )
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
 
     def embed_passages(
@@ -100,14 +112,15 @@ class SentenceTransformerEmbedder:
         `sentences` holds each passage's sentence spans, relative to that passage's text;
         `progress` shows a progress bar over the batches.
         """
-        outputs = self.model.encode(
-            list(texts), batch_size=self.batch_size, output_value=None,
-            show_progress_bar=progress,
-        )
-        offsets = self.model.tokenizer(
-            list(texts), return_offsets_mapping=True, truncation=True,
-            max_length=self.model.max_seq_length, verbose=False,
-        )["offset_mapping"]
+        with self._lock:
+            outputs = self.model.encode(
+                list(texts), batch_size=self.batch_size, output_value=None,
+                show_progress_bar=progress,
+            )
+            offsets = self.model.tokenizer(
+                list(texts), return_offsets_mapping=True, truncation=True,
+                max_length=self.model.max_seq_length, verbose=False,
+            )["offset_mapping"]
         passages = _normalise(np.stack([o["sentence_embedding"].float().numpy() for o in outputs]))
         pooled = [
             _pool_sentences(o["token_embeddings"].float().numpy(), np.asarray(offs), spans, passage)

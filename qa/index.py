@@ -8,11 +8,12 @@ never write the same index at once; readers in other processes notice a newer
 generation in the database and refresh their vector index.
 """
 
+import functools
 import hashlib
 import logging
 import shutil
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,6 +37,7 @@ log = logging.getLogger(__name__)
 DATABASE = "index.sqlite3"
 VECTORS = "vectors.faiss"
 LOCK = "write.lock"
+UPLOADS = "uploads"  # files added through the web app are kept here
 LOCK_WAIT_SECONDS = 10
 EMBED_BATCH_CHUNKS = 256  # chunks embedded and committed together while indexing
 PROGRESS_MIN_FILES = 5  # fewer files than this are indexed without a progress bar
@@ -84,7 +86,7 @@ class Index:
         self._store = store
         self._embedder = embedder
         self._dim = dim
-        self._vectors_lock = threading.Lock()
+        self._vectors_lock = threading.RLock()
         self._vectors: VectorIndex | None = None
         self._vectors_generation = -1
 
@@ -148,6 +150,8 @@ class Index:
         report = index.add(paths)
         index.close()
         old = path.with_name(path.name + ".old")
+        if (path / UPLOADS).is_dir():  # uploaded files live in the index folder: keep them
+            (path / UPLOADS).rename(fresh / UPLOADS)
         if path.exists():
             path.rename(old)
         fresh.rename(path)
@@ -156,6 +160,11 @@ class Index:
 
     def close(self) -> None:
         self._store.close()
+
+    def warm_up(self) -> None:
+        """Load the model and the vector index now rather than on the first question."""
+        self._embedder.embed(["warm up"])
+        self._current_vectors()
 
     # -- reading -----------------------------------------------------------------
 
@@ -233,7 +242,6 @@ class Index:
         paths = [Path(p).expanduser().absolute() for p in paths]
         report = Report()
         with self._write_lock():
-            vectors = self._current_vectors()
             known = self._store.file_states()
             files = list(find_files(paths))
             pending: list[_Pending] = []
@@ -243,25 +251,24 @@ class Index:
                 if item:
                     pending.append(item)
                 if sum(len(p.chunks) for p in pending) >= EMBED_BATCH_CHUNKS:
-                    self._write(pending, vectors, report, few_files)
+                    self._write(pending, report, few_files)
                     pending = []
-            self._write(pending, vectors, report, few_files)
+            self._write(pending, report, few_files)
             vanished = _vanished(known, paths)
             if vanished:
-                self._apply(vectors, self._store.remove_documents(vanished), [], None)
+                self._change(lambda: (self._store.remove_documents(vanished), []))
                 report.removed = len(vanished)
-            self._save(vectors)
+            self._save()
         return report
 
     def remove(self, path: str | Path) -> int:
         """Remove the document at `path`, or all documents under the folder `path`."""
         target = Path(path).expanduser().absolute()
         with self._write_lock():
-            vectors = self._current_vectors()
             doomed = [p for p in self._store.file_states() if _is_within(Path(p), target)]
             if doomed:
-                self._apply(vectors, self._store.remove_documents(doomed), [], None)
-                self._save(vectors)
+                self._change(lambda: (self._store.remove_documents(doomed), []))
+                self._save()
         return len(doomed)
 
     @contextmanager
@@ -328,9 +335,7 @@ class Index:
             return "", budget
         return prefix, budget - prefix_tokens
 
-    def _write(
-        self, pending: list[_Pending], vectors: VectorIndex, report: Report, show_batches: bool
-    ) -> None:
+    def _write(self, pending: list[_Pending], report: Report, show_batches: bool) -> None:
         """Embed the pending documents' chunks together, then store each document atomically."""
         chunks = [(p, c) for p in pending for c in p.chunks]
         if not chunks:
@@ -342,11 +347,12 @@ class Index:
         offset = 0
         for item in pending:
             n = len(item.chunks)
-            removed, added = self._store.put_document(
-                item.document, item.state, item.chunks, passage_vectors[offset:offset + n],
+            vectors = passage_vectors[offset:offset + n]
+            put = functools.partial(
+                self._store.put_document, item.document, item.state, item.chunks, vectors,
                 sentence_vectors[offset:offset + n],
             )
-            self._apply(vectors, removed, added, passage_vectors[offset:offset + n])
+            self._change(put, vectors)
             offset += n
             report.chunks_embedded += n
             if item.is_update:
@@ -354,18 +360,24 @@ class Index:
             else:
                 report.added += 1
 
-    def _apply(
-        self, vectors: VectorIndex, removed: list[int], added: list[int],
-        added_vectors: np.ndarray | None,
+    def _change(
+        self, write: Callable[[], tuple[list[int], list[int]]],
+        added_vectors: np.ndarray | None = None,
     ) -> None:
-        """Mirror one store transaction in the in-memory vector index."""
-        vectors.remove(removed)
-        if added:
-            vectors.add(np.asarray(added, dtype=np.int64), added_vectors)
-        self._vectors_generation = self._store.generation()
+        """Run one store transaction, which returns (removed, added) chunk ids, and mirror it
+        in the in-memory vector index, with no search in between to see one without the other.
+        """
+        with self._vectors_lock:
+            vectors = self._current_vectors()
+            removed, added = write()
+            vectors.remove(removed)
+            if added:
+                vectors.add(np.asarray(added, dtype=np.int64), added_vectors)
+            self._vectors_generation = self._store.generation()
 
-    def _save(self, vectors: VectorIndex) -> None:
-        vectors.save(self.path / VECTORS, self._vectors_generation)
+    def _save(self) -> None:
+        with self._vectors_lock:
+            self._current_vectors().save(self.path / VECTORS, self._vectors_generation)
 
 
 def _clean_question(question: str) -> str:

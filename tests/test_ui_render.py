@@ -1,0 +1,162 @@
+"""The web chat without a server: escaping, source cards, uploads, history, app wiring."""
+
+import html
+import re
+
+import pytest
+
+from qa import Citation, Hit
+from ui import render, uploads
+from ui.app import build_app, exposure_warning, history_pairs, plain_text
+
+DOC = "Intro line.\nThe council met. Martinez and Herrera have since resigned. More text follows."
+PASSAGE_START = DOC.index("The council")
+PASSAGE = DOC[PASSAGE_START:]
+QUOTE = "Martinez and Herrera have since resigned."
+
+
+def visible(markup: str) -> str:
+    """Roughly what a browser shows for markup: tags dropped, entities decoded."""
+    return html.unescape(re.sub(r"<[^>]*>", "", markup.replace("<br>", "\n")))
+
+
+def citation(n: int = 1, quote: str = QUOTE, page: int | None = None) -> Citation:
+    hit = Hit(1, 7, "/docs/la.txt", "LA", PASSAGE, PASSAGE_START, len(DOC), page, 0.03, 0.61)
+    start = DOC.index(quote)
+    return Citation(n, hit, quote, start, start + len(quote))
+
+
+def test_escape_leaves_no_markup_but_shows_every_character():
+    payload = '<script>window.x=1</script> <img src=x onerror="alert(1)"> **b** $$x$$ [1](y) &amp;'
+    escaped = render.escape(payload)
+    assert not re.search(r"[<>\"'&*\[\]$]", escaped.replace("&#", ""))
+    assert html.unescape(escaped) == payload
+
+
+def test_escape_turns_newlines_into_breaks():
+    assert render.escape("a\nb\r\nc") == "a<br>b<br>c"
+
+
+def test_answer_marks_citations_and_escapes_text():
+    markup = render.answer_html("Quoted <b>text</b> [1] and more [2]")
+    assert markup.count('class="qa-cite"') == 2
+    assert visible(markup) == "Quoted <b>text</b> [1] and more [2]"
+    assert "<b>" not in markup
+
+
+def test_not_found_answer_is_marked_as_such():
+    assert "qa-notfound" in render.answer_html("The documents do not say.", found=False)
+
+
+def test_source_card_names_file_page_score_and_highlights_the_quote():
+    markup = render.sources_html([citation(page=3)], lambda source: DOC)
+    shown = visible(markup)
+    assert "la.txt" in shown and "page 3" in shown and "relevance 0.61" in shown
+    marks = re.findall(r'<mark class="qa-quote">(.*?)</mark>', markup)
+    assert [visible(m) for m in marks] == [QUOTE, QUOTE]  # in the passage and in its context
+
+
+def test_context_shows_the_text_around_the_passage():
+    markup = render.sources_html([citation()], lambda source: DOC)
+    context = markup[markup.index('<details class="qa-context">') :]
+    assert "Intro line." in visible(context) and "The council met." in visible(context)
+
+
+def test_long_passages_are_cut_around_their_quote_and_shown_whole_in_context():
+    text = " ".join(f"filler{i}" for i in range(200)) + " " + QUOTE + " " + "tail " * 200
+    hit = Hit(1, 1, "/docs/long.txt", "", text, 0, len(text), None, 0.02, 0.5)
+    start = text.index(QUOTE)
+    cited = Citation(1, hit, QUOTE, start, start + len(QUOTE))
+    markup = render.sources_html([cited], lambda source: text)
+    excerpt = visible(re.search(r'<div class="qa-passage">(.*?)</div>', markup).group(1))
+    assert excerpt.startswith("…filler") and excerpt.endswith("tail…")
+    assert QUOTE in excerpt and len(excerpt) < 2 * render.EXCERPT_CHARS + len(QUOTE) + 30
+    context = visible(markup[markup.index("<details") :])
+    assert "filler0 " in context and context.count("tail") == 200
+
+
+def test_context_is_left_out_when_the_document_text_is_unknown():
+    assert "qa-context" not in render.sources_html([citation()], lambda source: None)
+
+
+def test_two_quotes_from_one_passage_share_one_card():
+    markup = render.sources_html([citation(), citation(quote="The council met.")], lambda s: None)
+    assert markup.count('class="qa-source"') == 1
+    assert markup.count("<mark") == 2
+
+
+def test_no_citations_means_no_sources_section():
+    assert render.sources_html([], lambda source: DOC) == ""
+
+
+def test_documents_table_escapes_names():
+    class Info:
+        path, title, chunks, indexed_at = "/d/<img src=x>.md", "<i>t</i>", 3, "2024-05-01T10:00:00"
+
+    markup = render.documents_html([Info()])
+    assert "<img" not in markup and "<i>" not in markup
+    assert "<img src=x>.md" in visible(markup) and "1 May 10:00" in markup
+
+
+@pytest.mark.parametrize(
+    ("name", "safe"),
+    [
+        ("notes.md", "notes.md"),
+        ("../../etc/passwd.txt", "passwd.txt"),
+        ("..\\..\\boot.ini.txt", "boot.ini.txt"),
+        ("/abs/path/a b.pdf", "a b.pdf"),
+        ("..", "upload"),
+        (".hidden.md", "hidden.md"),
+        ("<script>.html", "_script_.html"),
+        ("x" * 300 + ".txt", "x" * 116 + ".txt"),
+    ],
+)
+def test_upload_names_are_sanitised(name, safe):
+    assert uploads.safe_name(name) == safe
+
+
+def test_uploads_are_checked_for_type_size_and_emptiness():
+    limit = 2**20
+    assert uploads.rejection("a.md", 10, limit) is None
+    assert "not supported" in uploads.rejection("a.exe", 10, limit)
+    assert "not supported" in uploads.rejection("README", 10, limit)
+    assert "over the 1 MB limit" in uploads.rejection("a.pdf", limit + 1, limit)
+    assert "empty" in uploads.rejection("a.txt", 0, limit)
+
+
+def test_uploads_are_stored_inside_the_folder(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_text("hello")
+    stored = uploads.store(source, "../../escape.txt", tmp_path / "uploads")
+    assert stored == tmp_path / "uploads" / "escape.txt"
+    assert stored.read_text() == "hello"
+    assert stored.stat().st_mode & 0o777 == 0o600
+
+
+def test_history_pairs_take_the_answer_without_its_sources():
+    sources = render.sources_html([citation()], lambda source: DOC)
+    answer = render.answer_html("He resigned [1]") + sources
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "Who resigned?"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": answer}]},
+        {"role": "user", "content": "Why?"},
+        {"role": "assistant", "content": render.answer_html("Because [1]")},
+    ]
+    assert history_pairs(history) == [("Who resigned?", "He resigned [1]"), ("Why?", "Because [1]")]
+
+
+def test_plain_text_decodes_escaped_characters():
+    assert plain_text(render.answer_html("a < b & c [2]")) == "a < b & c [2]"
+
+
+def test_network_exposure_without_auth_warns():
+    assert exposure_warning("127.0.0.1", None) is None
+    assert exposure_warning("0.0.0.0", ("u", "p")) is None
+    assert "anyone on the network" in exposure_warning("0.0.0.0", None)
+
+
+def test_app_over_a_new_folder_creates_an_empty_index(tmp_path):
+    demo = build_app(str(tmp_path / "fresh"))
+    assert (tmp_path / "fresh").is_dir()
+    public = {fn.api_name for fn in demo.fns.values() if fn.api_visibility == "public"}
+    assert public == {"ask", "search"}

@@ -1,0 +1,168 @@
+"""HTML for answers, sources and the documents list.
+
+Document text is untrusted. Everything that comes from a document (or a file
+name) passes through `escape`, which turns every ASCII punctuation character
+into a numeric character reference: no tag, attribute, Markdown or LaTeX
+syntax can survive it, yet the browser shows the characters literally.
+The chat renders each message as one single-line HTML block, so Markdown never
+re-parses the escaped text.
+"""
+
+import re
+import string
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+CONTEXT_CHARS = 400  # of document text shown before and after a passage in its context
+EXCERPT_CHARS = 160  # of passage text shown around its quotes in a source card
+_SPECIAL = frozenset(string.punctuation)
+_MARKER = re.compile(r"&#91;(\d+)&#93;")
+
+
+def escape(text: str) -> str:
+    """Make untrusted text inert and literal; newlines become <br>."""
+    out = "".join(f"&#{ord(ch)};" if ch in _SPECIAL else ch for ch in text)
+    return re.sub(r"\r\n|\r|\n", "<br>", out)
+
+
+def answer_html(text: str, found: bool = True) -> str:
+    """The answer (possibly partial, while streaming) with styled [n] markers."""
+    body = _MARKER.sub(r'<span class="qa-cite">&#91;\1&#93;</span>', escape(text))
+    css = "qa-answer" if found else "qa-answer qa-notfound"
+    return f'<div class="{css}">{body}</div>'
+
+
+def sources_html(citations: Sequence[Any], document_text: Callable[[str], str | None]) -> str:
+    """The Sources section: one card per cited passage, expandable to its context."""
+    by_number: dict[int, list[Any]] = {}
+    for citation in citations:
+        by_number.setdefault(citation.n, []).append(citation)
+    if not by_number:
+        return ""
+    cards = "".join(
+        _source_card(n, group, document_text(group[0].hit.source)) for n, group in by_number.items()
+    )
+    return f'<div class="qa-sources"><div class="qa-sources-title">Sources</div>{cards}</div>'
+
+
+def _source_card(n: int, citations: list[Any], full_text: str | None) -> str:
+    """A cited passage around its highlighted quotes, expandable to its context."""
+    hit = citations[0].hit
+    spans = [_quote_span(c) for c in citations]
+    start, end = excerpt_bounds(hit.text, spans)
+    excerpt = highlighted(hit.text[start:end], [(a - start, b - start) for a, b in spans])
+    excerpt = ("…" if start else "") + excerpt + ("…" if end < len(hit.text) else "")
+    trimmed = start > 0 or end < len(hit.text)
+    page = f'<span class="qa-source-page">page {hit.page}</span>' if hit.page else ""
+    return (
+        f'<div class="qa-source" data-n="{n}">'
+        f'<div class="qa-source-head"><span class="qa-source-n">{n}</span>'
+        f'<span class="qa-source-file">{escape(Path(hit.source).name)}</span>{page}'
+        f'<span class="qa-source-score" title="similarity between question and passage">'
+        f"relevance {hit.similarity:.2f}</span></div>"
+        f'<div class="qa-passage">{excerpt}</div>'
+        f"{_context(hit, highlighted(hit.text, spans), full_text, trimmed)}</div>"
+    )
+
+
+def excerpt_bounds(text: str, spans: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """Where to cut a passage so that its quotes show with some text around them."""
+    placed = [span for span in spans if span[0] < span[1]] or [(0, 0)]
+    first, last = min(a for a, _ in placed), max(b for _, b in placed)
+    start, end = max(0, first - EXCERPT_CHARS), min(len(text), last + EXCERPT_CHARS)
+    if start > 0:
+        start = text.find(" ", start, first) + 1 or start
+    if end < len(text):
+        space = text.rfind(" ", last, end)
+        end = space if space >= 0 else end
+    while start < first and text[start].isspace():
+        start += 1
+    while end > last and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _quote_span(citation: Any) -> tuple[int, int]:
+    """Offsets of the quote inside its passage, or (0, 0) if it cannot be placed."""
+    text, quote = citation.hit.text, citation.quote.strip()
+    start, end = citation.start - citation.hit.start, citation.end - citation.hit.start
+    if 0 <= start < end <= len(text) and text[start:end].strip():
+        return start, end
+    found = text.find(quote) if quote else -1
+    return (found, found + len(quote)) if found >= 0 else (0, 0)
+
+
+def highlighted(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """Escaped text with the given (start, end) spans wrapped in <mark>."""
+    out, position = [], 0
+    for start, end in sorted(s for s in spans if s[0] < s[1]):
+        start = max(start, position)
+        if start >= end:
+            continue
+        out.append(escape(text[position:start]))
+        out.append(f'<mark class="qa-quote">{escape(text[start:end])}</mark>')
+        position = end
+    out.append(escape(text[position:]))
+    return "".join(out)
+
+
+def _context(hit: Any, passage: str, full_text: str | None, trimmed: bool) -> str:
+    """The whole passage inside its surrounding text, behind a <details> toggle."""
+    if not full_text:
+        return ""
+    start = hit.start if full_text[hit.start : hit.end] == hit.text else full_text.find(hit.text)
+    if start < 0:
+        return ""
+    end = start + len(hit.text)
+    before = _trim_left(full_text[max(0, start - CONTEXT_CHARS) : start], start > CONTEXT_CHARS)
+    after = _trim_right(full_text[end : end + CONTEXT_CHARS], end + CONTEXT_CHARS < len(full_text))
+    if not (trimmed or before.strip() or after.strip()):
+        return ""
+    return (
+        '<details class="qa-context"><summary>Show in context</summary>'
+        f'<div class="qa-context-text">{escape(before)}'
+        f'<span class="qa-context-passage">{passage}</span>{escape(after)}</div></details>'
+    )
+
+
+def _trim_left(text: str, cut: bool) -> str:
+    return "…" + text[text.find(" ") + 1 :] if cut and " " in text else text
+
+
+def _trim_right(text: str, cut: bool) -> str:
+    return text[: text.rfind(" ")] + "…" if cut and " " in text else text
+
+
+def documents_html(documents: Sequence[Any]) -> str:
+    """The indexed files as a table: name, passages, when indexed."""
+    if not documents:
+        return '<div class="qa-docs-empty">No documents yet. Upload some below.</div>'
+    rows = "".join(
+        f'<tr><td class="qa-doc-name" title="{escape(d.title)}">{escape(Path(d.path).name)}</td>'
+        f'<td class="qa-doc-chunks">{d.chunks}</td>'
+        f'<td class="qa-doc-when">{when(d.indexed_at)}</td></tr>'
+        for d in sorted(documents, key=lambda d: Path(d.path).name.lower())
+    )
+    return (
+        '<table class="qa-docs"><thead><tr><th>Document</th><th>Passages</th>'
+        f"<th>Indexed</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def when(indexed_at: str) -> str:
+    """An ISO timestamp as local time, e.g. '2 Dec 16:39' (as given if it is not ISO)."""
+    try:
+        local = datetime.fromisoformat(indexed_at).astimezone()
+    except ValueError:
+        return escape(indexed_at)
+    return f"{local.day} {local:%b %H:%M}"
+
+
+def status_html(notes: Sequence[tuple[bool, str]]) -> str:
+    """Outcome lines of an upload or removal, each marked as success or problem."""
+    items = "".join(
+        f'<li class="{"qa-ok" if ok else "qa-problem"}">{escape(text)}</li>' for ok, text in notes
+    )
+    return f'<ul class="qa-status">{items}</ul>' if items else ""
