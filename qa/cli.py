@@ -4,8 +4,11 @@ import argparse
 import json
 import logging
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 
 from qa.errors import QAError
 from qa.search import MODES
@@ -81,10 +84,94 @@ def _parser() -> argparse.ArgumentParser:
                        help="largest file accepted for upload (default: %(default)s)")
     serve.set_defaults(run=_serve)
 
+    _add_eval(commands, common)
+
     remove = commands.add_parser("remove", parents=[common], help="remove documents")
     remove.add_argument("paths", nargs="+", help="files, or folders to remove all within")
     remove.set_defaults(run=_remove)
     return parser
+
+
+def _add_eval(commands, common: argparse.ArgumentParser) -> None:
+    evaluation = commands.add_parser("eval", help="measure retrieval and answers on a dataset")
+    kinds = evaluation.add_subparsers(required=True, metavar="KIND")
+    beir = kinds.add_parser("beir", help="nDCG@10, Recall@10/100, MRR@10 on a BEIR dataset")
+    beir.add_argument("--mode", choices=[*MODES, "all"], default="all")
+    beir.add_argument("--plot", metavar="FILE", help="save a bar chart of the modes (PNG)")
+    beir.set_defaults(run=_eval_beir)
+    evidence = kinds.add_parser(
+        "evidence", help="how often the quoted sentence is gold evidence (SciFact rationales)"
+    )
+    evidence.set_defaults(run=_eval_evidence)
+    for kind in (beir, evidence):
+        kind.add_argument("dataset", metavar="DIR", help="corpus.jsonl, queries.jsonl, qrels/")
+        kind.add_argument("--index", default=None, metavar="CACHE_DIR",
+                          help="keep the corpus and its index here, to reuse next time "
+                               "(default: a temporary folder)")
+        kind.add_argument("--model", default=None, help="embedding model, by name or path")
+        kind.add_argument("--split", choices=["all", "even", "odd"], default="all",
+                          help="queries with even ids (for tuning) or odd ids (held out)")
+        kind.add_argument("--json", action="store_true", help="print JSON")
+        kind.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+
+
+def _eval_index(args: argparse.Namespace, corpus: dict):
+    """The product's index of the corpus, in --index or a temporary folder."""
+    from qa import evaluate
+    from qa.index import Index
+
+    cache = Path(args.index or tempfile.mkdtemp(prefix="qa-eval-"))
+    evaluate.write_corpus(corpus, cache / "corpus")
+    index = Index.create(cache / "index", _settings(args))
+    report = index.add([cache / "corpus"])
+    print(f"corpus index in {cache}: {report.summary()}", file=sys.stderr)
+    return index, cache
+
+
+def _eval_beir(args: argparse.Namespace) -> int:
+    from qa import evaluate
+
+    corpus, queries, qrels = evaluate.load_beir(args.dataset)
+    queries = evaluate.split_queries(queries, args.split)
+    index, cache = _eval_index(args, corpus)
+    modes = list(MODES) if args.mode == "all" else [args.mode]
+    results = evaluate.evaluate_beir(index, queries, qrels, modes)
+    name = Path(args.dataset).name
+    if args.plot:
+        evaluate.plot_modes(results, f"{name} ({len(queries)} queries)", Path(args.plot))
+    if args.json:
+        _print_json({"dataset": name, "queries": len(queries), "split": args.split,
+                     "modes": results})
+    else:
+        print(f"{name}: {len(queries)} queries ({args.split})")
+        metrics = list(next(iter(results.values())))
+        print(f"{'mode':<8}" + "".join(f"{m:>12}" for m in metrics))
+        for mode, values in results.items():
+            print(f"{mode:<8}" + "".join(f"{values[m]:>12.4f}" for m in metrics))
+    _discard(args, cache)
+    return 0
+
+
+def _eval_evidence(args: argparse.Namespace) -> int:
+    from qa import evaluate
+
+    corpus, _, _ = evaluate.load_beir(args.dataset)
+    index, cache = _eval_index(args, corpus)
+    result = evaluate.evaluate_evidence(index, args.dataset, cache / "corpus", args.split)
+    if args.json:
+        _print_json({"dataset": Path(args.dataset).name, "split": args.split, **result})
+    else:
+        print(f"{result['pairs']} claim-document pairs with gold evidence ({args.split})\n"
+              f"first quote is gold evidence, end to end:         {result['end_to_end']:.3f}\n"
+              f"first quote is gold evidence, gold document given: "
+              f"{result['given_document']:.3f}")
+    _discard(args, cache)
+    return 0
+
+
+def _discard(args: argparse.Namespace, cache: Path) -> None:
+    if not args.index:
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
