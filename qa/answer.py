@@ -57,26 +57,58 @@ class Citation:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A short answer with `[n]` markers; `found` is False when the documents lack it."""
+    """A short answer with `[n]` markers; `found` is False when the documents lack it.
+
+    mode: "extractive" (quoted sentences) or "llm" (written by a language model,
+        its claims checked against the passages they cite).
+    claims: for an LLM answer, each sentence with the passages it cites and whether
+        they support it.
+    notice: why the answer is not the one asked for (e.g. the LLM was unreachable).
+    removed_markers: `[n]` markers the LLM wrote that pointed at no passage.
+    """
 
     question: str
     text: str
     found: bool
     citations: tuple[Citation, ...]
+    mode: str = "extractive"
+    claims: tuple["Claim", ...] = ()
+    notice: str | None = None
+    removed_markers: int = 0
 
     def to_dict(self) -> dict:
         return {
             "question": self.question, "answer": self.text, "found": self.found,
             "citations": [citation.to_dict() for citation in self.citations],
+            "mode": self.mode, "claims": [claim.to_dict() for claim in self.claims],
+            "notice": self.notice, "removed_markers": self.removed_markers,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A sentence of an LLM answer, the passages it cites, and how well they support it.
+
+    support: the cosine similarity of the sentence to the closest sentence of the
+    passages it cites; supported: whether that reaches SUPPORT_THRESHOLD.
+    """
+
+    text: str
+    cites: tuple[int, ...]
+    support: float
+    supported: bool
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "citations": list(self.cites),
+                "support": round(self.support, 4), "supported": self.supported}
 
 
 def compose_answer(
     question: str, query_vector: np.ndarray, hits: Sequence[Hit],
     sentences: Sequence[SentenceRow], min_score: float,
 ) -> Answer:
-    """Quote the sentences of `hits` that best match the question, or say none does."""
-    by_chunk = {hit.chunk_id: hit for hit in hits}
+    """Quote the sentences of the top hits that best match the question, or say none does."""
+    by_chunk = {hit.chunk_id: hit for hit in hits[:ANSWER_PASSAGES]}
     sentences = _candidates(sentences, by_chunk)
     if not sentences:
         return Answer(question, NOT_FOUND, False, ())
@@ -127,7 +159,8 @@ def _candidates(sentences: Sequence[SentenceRow], by_chunk: dict[int, Hit]) -> l
     """The quotable sentences, once each (overlapping chunks repeat some), in retrieval order."""
     seen: set[tuple[str, int, int]] = set()
     unique = []
-    for sentence in sorted(sentences, key=lambda s: by_chunk[s.chunk_id].rank):
+    ours = [s for s in sentences if s.chunk_id in by_chunk]
+    for sentence in sorted(ours, key=lambda s: by_chunk[s.chunk_id].rank):
         place = (by_chunk[sentence.chunk_id].source, sentence.start, sentence.end)
         if place not in seen and _quotable(_quote(by_chunk[sentence.chunk_id], sentence)):
             seen.add(place)

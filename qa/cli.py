@@ -8,6 +8,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from qa.errors import QAError
@@ -69,6 +70,10 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--json", action="store_true", help="print JSON")
         command.set_defaults(run=run)
     commands.choices["search"].add_argument("--mode", choices=MODES, default="hybrid")
+    commands.choices["ask"].add_argument(
+        "--llm", action="store_true", help="have the configured language model write the answer"
+    )
+    _add_llm_options(commands.choices["ask"])
 
     docs = commands.add_parser("docs", parents=[common], help="list the indexed documents")
     docs.add_argument("--json", action="store_true", help="print JSON")
@@ -82,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="require this login (default: $QA_AUTH)")
     serve.add_argument("--max-upload-mb", type=int, default=50,
                        help="largest file accepted for upload (default: %(default)s)")
+    _add_llm_options(serve)
     serve.set_defaults(run=_serve)
 
     _add_eval(commands, common)
@@ -90,6 +96,32 @@ def _parser() -> argparse.ArgumentParser:
     remove.add_argument("paths", nargs="+", help="files, or folders to remove all within")
     remove.set_defaults(run=_remove)
     return parser
+
+
+def _add_llm_options(command: argparse.ArgumentParser) -> None:
+    group = command.add_argument_group(
+        "language model", "an OpenAI-compatible endpoint (Ollama, llama.cpp server, vLLM, "
+        "OpenAI); defaults from QA_LLM_BASE_URL, QA_LLM_MODEL, QA_LLM_API_KEY, QA_LLM_TIMEOUT")
+    group.add_argument("--llm-base-url", metavar="URL", help="e.g. http://127.0.0.1:11434/v1")
+    group.add_argument("--llm-model", metavar="NAME")
+    group.add_argument("--llm-api-key", metavar="KEY")
+    group.add_argument("--llm-timeout", type=float, metavar="SECONDS",
+                       help="wait at most this long for the first token (default 20)")
+
+
+def _llm_config(args: argparse.Namespace):
+    from qa.llm import LLMConfig
+
+    config = LLMConfig.from_env()
+    if args.llm_base_url and args.llm_model:
+        config = LLMConfig(args.llm_base_url, args.llm_model)
+    elif args.llm_base_url or args.llm_model:
+        raise QAError("give both --llm-base-url and --llm-model")
+    if config and args.llm_api_key:
+        config = replace(config, api_key=args.llm_api_key)
+    if config and args.llm_timeout:
+        config = replace(config, timeout=args.llm_timeout)
+    return config
 
 
 def _add_eval(commands, common: argparse.ArgumentParser) -> None:
@@ -204,14 +236,34 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    answer = _open(args).ask(args.question, k=args.k)
+    index = _open(args)
+    index.llm = _llm_config(args)
+    mode = "llm" if args.llm else "extractive"
+    answer = None
+    for event in index.ask_stream(args.question, k=args.k, mode=mode):
+        if isinstance(event, str):
+            if not args.json:
+                print(event, end="", flush=True)
+        else:
+            answer = event
     if args.json:
         _print_json(answer.to_dict())
         return 0
-    print(answer.text)
+    if answer.mode == "llm":
+        print()
+        if answer.removed_markers:
+            print(f"\n({answer.removed_markers} citation(s) of passages that do not exist "
+                  f"were removed:)\n{answer.text}")
+    else:
+        if answer.notice:
+            print(f"\n\n{answer.notice}\n")
+        print(answer.text)
     for citation in answer.citations:
         place = _place(citation.hit, citation.start, citation.end)
         print(f"\n[{citation.n}] {place}\n    {_one_line(citation.quote)}")
+    for claim in answer.claims:
+        if not claim.supported:
+            print(f"\nunsupported by its sources: {_one_line(claim.text)}")
     return 0
 
 
@@ -258,7 +310,7 @@ def _serve(args: argparse.Namespace) -> int:
     from ui.app import serve
 
     serve(args.index, host=args.host, port=args.port, auth=auth,
-          max_upload_mb=args.max_upload_mb)
+          max_upload_mb=args.max_upload_mb, llm=_llm_config(args))
     return 0
 
 

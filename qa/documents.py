@@ -78,7 +78,17 @@ def load(path: Path, data: bytes) -> Document:
     loader = _LOADERS.get(path.suffix.lower())
     if loader is None:
         raise LoadError(f"unsupported file type {path.suffix or '(none)'!r}")
-    title, text, page_starts = loader(data)
+    try:
+        title, text, page_starts = loader(data)
+    except LoadError:
+        raise
+    except Exception as error:
+        # pypdf, python-docx (lxml, zlib) and trafilatura raise many kinds of error on
+        # damaged input (NotImplementedError for an unknown PDF filter, a DependencyError
+        # for an AES-encrypted PDF without `cryptography`...): one bad file must be
+        # reported, never stop the whole run.
+        kind = path.suffix.lower().lstrip(".")
+        raise LoadError(f"unreadable {kind} file: {_reason(error)}") from error
     if not text.strip():
         raise LoadError("no text to index (the file is empty or has no text layer)")
     return Document(str(path), title.strip(), text, page_starts)
@@ -92,11 +102,29 @@ def decode_text(data: bytes) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        best = _detect_encoding(data)
-        text = str(best)
+        text = _mostly_utf8(data)
+        if text is None:
+            text = str(_detect_encoding(data))
     if "\x00" in text:
         raise LoadError("binary data, not text")
     return _normalise_newlines(text)
+
+
+def _mostly_utf8(data: bytes) -> str | None:
+    """UTF-8 text with a few invalid bytes (a damaged or concatenated file), decoded with
+    U+FFFD for each invalid sequence; None if the bytes do not look like UTF-8.
+
+    Without this, one stray byte in a UTF-8 file sends it to charset detection, which
+    either rejects it as binary or garbles every accented letter (ü read as Ã¼). The
+    file counts as UTF-8 when its valid multi-byte characters clearly outnumber its
+    invalid sequences, which is never so for Latin-1 or Windows-1252 text (each
+    accented letter there is an invalid sequence) nor for binary data.
+    """
+    text = data.decode("utf-8", errors="replace")
+    replaced = text.count("\ufffd")
+    invalid = replaced - data.count("\ufffd".encode())
+    multibyte = len(text) - len(text.encode("ascii", errors="ignore")) - replaced
+    return text if multibyte > 2 * invalid else None
 
 
 def _detect_encoding(data: bytes):
@@ -148,7 +176,7 @@ def _load_pdf(data: bytes) -> tuple[str, str, tuple[int, ...]]:
         pages = [page.extract_text() or "" for page in reader.pages]
         title = (reader.metadata.title if reader.metadata else None) or ""
     except (PdfReadError, ValueError, KeyError, TypeError) as error:
-        raise LoadError(f"unreadable PDF: {error}") from error
+        raise LoadError(f"unreadable PDF: {_reason(error)}") from error
     starts, offset = [], 0
     for page in pages:
         starts.append(offset)
@@ -158,19 +186,29 @@ def _load_pdf(data: bytes) -> tuple[str, str, tuple[int, ...]]:
 
 def _load_docx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
     import zipfile
+    import zlib
 
     import docx
     from docx.opc.exceptions import PackageNotFoundError
+    from lxml.etree import XMLSyntaxError
 
-    try:
+    try:  # a damaged member fails on decompression or as XML, possibly only when read
         document = docx.Document(io.BytesIO(data))
-    except (zipfile.BadZipFile, PackageNotFoundError, KeyError, ValueError) as error:
-        raise LoadError(f"not a valid .docx file: {error}") from error
-    paragraphs = [p.text for p in document.paragraphs]
-    for table in document.tables:
-        paragraphs.extend(" | ".join(cell.text for cell in row.cells) for row in table.rows)
+        paragraphs = [p.text for p in document.paragraphs]
+        for table in document.tables:
+            paragraphs.extend(" | ".join(cell.text for cell in row.cells) for row in table.rows)
+        title = document.core_properties.title or ""
+    except (zipfile.BadZipFile, PackageNotFoundError, KeyError, ValueError, zlib.error,
+            XMLSyntaxError) as error:
+        raise LoadError(f"not a valid .docx file: {_reason(error)}") from error
     text = "\n\n".join(p for p in paragraphs if p.strip())
-    return document.core_properties.title or "", text, ()
+    return title, text, ()
+
+
+def _reason(error: Exception, limit: int = 200) -> str:
+    """An exception as a one-line reason (parsers' messages can span lines)."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 _LOADERS = {

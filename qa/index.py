@@ -17,23 +17,26 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from filelock import FileLock, Timeout
 from tqdm import tqdm
 
-from qa.answer import ANSWER_PASSAGES, Answer, compose_answer
+from qa.answer import Answer, compose_answer
 from qa.chunking import Chunk, chunk_document
 from qa.conversation import standalone_question
 from qa.documents import Document, LoadError, find_files, is_supported, load
 from qa.embedding import Embedder, load_embedder
 from qa.errors import QAError
+from qa.llm import LLMConfig, llm_answer, rewrite_question
 from qa.search import Hit, Mode, search
 from qa.settings import DEFAULT_MODEL, Settings
 from qa.store import DocumentInfo, FileState, Store
 from qa.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
+AnswerMode = Literal["extractive", "llm"]
 DATABASE = "index.sqlite3"
 VECTORS = "vectors.faiss"
 LOCK = "write.lock"
@@ -87,6 +90,7 @@ class Index:
         self._embedder = embedder
         self._dim = dim
         self._vectors_lock = threading.RLock()
+        self.llm: LLMConfig | None = LLMConfig.from_env()
         self._vectors: VectorIndex | None = None
         self._vectors_generation = -1
 
@@ -193,20 +197,47 @@ class Index:
 
     def ask(
         self, question: str, history: Sequence[tuple[str, str]] = (), k: int | None = None,
-        within: Sequence[str | Path] | None = None,
+        within: Sequence[str | Path] | None = None, mode: AnswerMode = "extractive",
     ) -> Answer:
-        """A short answer to `question` quoting the documents, with `[n]` citations.
+        """A short answer to `question` from the documents, with `[n]` citations.
 
         history: earlier (question, answer) turns, oldest first, for follow-ups.
         within: answer only from the documents at these paths.
+        mode: "extractive" quotes the documents; "llm" has the configured language model
+            (`self.llm`) write the answer, and checks it (see `qa.llm`).
         """
+        *_, answer = self.ask_stream(question, history, k, within, mode)
+        return answer
+
+    def ask_stream(
+        self, question: str, history: Sequence[tuple[str, str]] = (), k: int | None = None,
+        within: Sequence[str | Path] | None = None, mode: AnswerMode = "extractive",
+    ) -> Iterator[str | Answer]:
+        """Like `ask`, for showing the answer as it is written: yields pieces of an LLM's
+        text as they arrive (none in extractive mode), then the final, checked Answer."""
         question = _clean_question(question)
-        query = standalone_question(question, history)
+        llm = self._llm_for(mode)
+        query = (llm and history and rewrite_question(llm, question, history)
+                 or standalone_question(question, history))
         query_vectors, results = self._search([query], k or self.settings.k, "hybrid", within)
         hits = results[0]
-        sentences = self._store.sentences([hit.chunk_id for hit in hits[:ANSWER_PASSAGES]])
-        return compose_answer(question, query_vectors[0], hits, sentences,
-                              self.settings.min_score)
+        sentences = self._store.sentences([hit.chunk_id for hit in hits])
+        extractive = compose_answer(question, query_vectors[0], hits, sentences,
+                                    self.settings.min_score)
+        if llm is None or not extractive.found:  # nothing relevant: no need to ask a model
+            yield extractive
+            return
+        yield from llm_answer(llm, question, hits, extractive, self._embedder, sentences)
+
+    def _llm_for(self, mode: AnswerMode) -> LLMConfig | None:
+        if mode == "extractive":
+            return None
+        if mode != "llm":
+            raise QAError(f"answer mode must be 'extractive' or 'llm', not {mode!r}")
+        if self.llm is None:
+            raise QAError("no language model is configured: set QA_LLM_BASE_URL and "
+                          "QA_LLM_MODEL (or pass --llm-base-url and --llm-model)")
+        return self.llm
 
     def _search(
         self, queries: list[str], k: int, mode: Mode, within: Sequence[str | Path] | None = None

@@ -18,6 +18,7 @@ import gradio as gr
 
 from qa import Index, QAError, Settings
 from qa.index import UPLOADS
+from qa.llm import LLMConfig
 from ui import render, uploads
 
 EXAMPLES = [
@@ -46,30 +47,40 @@ PLACEHOLDER = (
 class ChatApp:
     """The index behind the page (the library lets questions, uploads and removals overlap)."""
 
-    def __init__(self, index_dir: str, max_upload_mb: int) -> None:
+    def __init__(self, index_dir: str, max_upload_mb: int, llm: LLMConfig | None = None) -> None:
         self.index_dir = Path(index_dir).absolute()
         self.uploads_dir = self.index_dir / UPLOADS
         self.max_bytes = max_upload_mb * 1_000_000
         self.index = Index.create(self.index_dir, Settings(max_file_mb=max_upload_mb))
         self.index.warm_up()  # the first question should not wait for the model to load
+        self.index.llm = llm or self.index.llm
 
-    def respond(self, message: str, history: list[dict], k: float) -> Iterator[str]:
-        """Chat handler: streams the answer, then adds its Sources section."""
+    def respond(self, message: str, history: list[dict], k: float, mode: str) -> Iterator[str]:
+        """Chat handler: streams the answer, then adds its checks and Sources section."""
         if not message.strip():
             yield render.answer_html("Type a question about your documents.", found=False)
             return
+        written = ""
         try:
-            answer = self.index.ask(message, history=history_pairs(history), k=clamp_k(k))
+            for event in self.index.ask_stream(
+                message, history=history_pairs(history), k=clamp_k(k), mode=mode
+            ):
+                if isinstance(event, str):  # an LLM's answer, as it is written
+                    written += event
+                    yield render.answer_html(written)
+                else:
+                    answer = event
             cited = answer.citations if answer.found else []
             sources = render.sources_html(cited, self.index.document_text)
         except QAError as error:
             yield render.answer_html(sentence(str(error)), found=False)
             return
-        words = re.findall(r"\S+\s*", answer.text)
-        for n in range(1, len(words)):
-            yield render.answer_html("".join(words[:n]), answer.found)
-            time.sleep(STREAM_DELAY)
-        yield render.answer_html(answer.text, answer.found) + sources
+        if answer.mode == "extractive":  # ready at once: show it being written all the same
+            words = re.findall(r"\S+\s*", answer.text)
+            for n in range(1, len(words)):
+                yield render.answer_html("".join(words[:n]), answer.found)
+                time.sleep(STREAM_DELAY)
+        yield render.answer_html(answer.text, answer.found) + render.checks_html(answer) + sources
 
     def ask(self, question: str, k: int = 5) -> dict:
         """Answer a question from the indexed documents: {question, answer, found, citations}."""
@@ -178,24 +189,26 @@ def plain_text(content: Any) -> str:
     return html.unescape(re.sub(r"<[^>]*>", "", text.replace("<br>", "\n"))).strip()
 
 
-def build_app(index_dir: str, max_upload_mb: int = 50) -> gr.Blocks:
-    """The chat page over the index at index_dir."""
-    app = ChatApp(index_dir, max_upload_mb)
+def build_app(
+    index_dir: str, max_upload_mb: int = 50, llm: LLMConfig | None = None
+) -> gr.Blocks:
+    """The chat page over the index at index_dir; `llm` enables the LLM answer mode."""
+    app = ChatApp(index_dir, max_upload_mb, llm)
     title = "qa · chat with your documents"
     with gr.Blocks(title=title, fill_height=True, delete_cache=CACHE_CLEANUP) as demo:
         gr.HTML(HEADER)
         with gr.Row(equal_height=False):
             with gr.Column(scale=2, min_width=300, elem_classes="qa-side"):
-                k = documents_panel(app, demo, max_upload_mb)
+                settings = documents_panel(app, demo, max_upload_mb)
             with gr.Column(scale=5):
-                chat_panel(app, k)
+                chat_panel(app, settings)
         gr.api(app.ask, api_name="ask")
         gr.api(app.search, api_name="search")
     return demo
 
 
-def documents_panel(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> gr.Slider:
-    """Documents list, upload, removal and settings; returns the k slider."""
+def documents_panel(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> list[gr.Component]:
+    """Documents list, upload, removal and settings; returns the settings (k, answer mode)."""
     gr.HTML('<div class="qa-panel-title">Documents</div>')
     table = gr.HTML(elem_id="qa-documents")
     files = gr.File(label="Add documents", file_count="multiple", elem_id="qa-upload", height=110)
@@ -211,12 +224,10 @@ def documents_panel(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> gr.Sli
         remove = gr.Button("Remove", size="md", scale=1, min_width=90, elem_id="qa-remove")
     with gr.Accordion("Settings", open=True):
         k = gr.Slider(1, 10, value=5, step=1, label="Passages to search (k)", elem_id="qa-k")
-        gr.Radio(
-            [("Extractive — answers quote the documents", "extractive")],
-            value="extractive",
-            label="Answer mode",
-            elem_id="qa-mode",
-        )
+        modes = [("Extractive — answers quote the documents", "extractive")]
+        if app.index.llm:
+            modes.append((f"LLM — {app.index.llm.model} writes, citations are checked", "llm"))
+        mode = gr.Radio(modes, value="extractive", label="Answer mode", elem_id="qa-mode")
     private: dict[str, Any] = {"api_visibility": "private"}
     demo.load(app.documents, None, [table, chosen], api_name="documents", **private)
     outputs = [status, table, chosen]
@@ -229,10 +240,10 @@ def documents_panel(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> gr.Sli
         **private,
     )
     remove.click(app.remove, chosen, outputs, api_name="remove", show_progress_on=table, **private)
-    return k
+    return [k, mode]
 
 
-def chat_panel(app: ChatApp, k: gr.Slider) -> gr.ChatInterface:
+def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
     """The chat: streamed answers with Sources, example questions on first load."""
     chatbot = gr.Chatbot(
         elem_id="qa-chat",
@@ -257,8 +268,8 @@ def chat_panel(app: ChatApp, k: gr.Slider) -> gr.ChatInterface:
         app.respond,
         chatbot=chatbot,
         textbox=textbox,
-        additional_inputs=[k],
-        examples=[[question, None] for question in EXAMPLES],
+        additional_inputs=settings,
+        examples=[[question, None, None] for question in EXAMPLES],
         api_name="chat",
         api_visibility="private",
         fill_height=True,
@@ -271,12 +282,13 @@ def serve(
     port: int = 7860,
     auth: tuple[str, str] | None = None,
     max_upload_mb: int = 50,
+    llm: LLMConfig | None = None,
 ) -> None:
     """Serve the chat until interrupted; warns when it is open to the network without auth."""
     warning = exposure_warning(host, auth)
     if warning:
         print(warning, file=sys.stderr)
-    build_app(index_dir, max_upload_mb).queue().launch(
+    build_app(index_dir, max_upload_mb, llm).queue().launch(
         server_name=host,
         server_port=port,
         auth=auth,

@@ -34,6 +34,17 @@ def answer_html(text: str, found: bool = True) -> str:
     return f'<div class="{css}">{body}</div>'
 
 
+def checks_html(answer: Any) -> str:
+    """The notice of a fallback, and the LLM claims that their sources do not support."""
+    notes = [f'<div class="qa-notice">{escape(answer.notice)}</div>'] if answer.notice else []
+    notes += [
+        '<div class="qa-unsupported">Not supported by the cited passage: '
+        f"{escape(claim.text)}</div>"
+        for claim in answer.claims if not claim.supported
+    ]
+    return "".join(notes)
+
+
 def sources_html(citations: Sequence[Any], document_text: Callable[[str], str | None]) -> str:
     """The Sources section: one card per cited passage, expandable to its context."""
     by_number: dict[int, list[Any]] = {}

@@ -1,0 +1,209 @@
+"""LLM answers: a language model writes the answer, and every citation it makes is checked.
+
+Any OpenAI-compatible chat endpoint works (Ollama, llama.cpp's server, vLLM,
+OpenAI), through the `openai` client. The model sees the numbered passages and
+is asked to cite them as [n]. What it writes is then checked, never trusted:
+
+- a marker that points at no passage is removed, and counted;
+- each sentence is compared with the sentences of the passages it cites (cosine
+  similarity of embeddings); below SUPPORT_THRESHOLD it is marked unsupported.
+  The threshold is measured on SciFact: 0.4 passes 96.7% of claims against
+  their gold evidence sentence and 0.5% against the sentences of a random
+  other abstract;
+- when the endpoint is down, slow (no token within `timeout`), answers with an
+  error, or writes nothing that cites a passage, the caller gets the extractive
+  answer with a short notice instead.
+"""
+
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from qa.answer import Answer, Citation, Claim
+from qa.chunking import split_sentences
+from qa.embedding import Embedder
+from qa.errors import QAError
+from qa.search import Hit
+from qa.store import SentenceRow
+
+SUPPORT_THRESHOLD = 0.4
+DEFAULT_TIMEOUT = 20.0
+_MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+_LEADING_MARKERS = re.compile(r"(?:\s*\[\d+(?:\s*,\s*\d+)*\])+")
+_ANSWER_PROMPT = (
+    "You answer questions using only the numbered passages you are given. Write a short "
+    "answer. After every sentence, cite the passage(s) it comes from as [1], [2], etc. If "
+    "the passages do not contain the answer, say that they do not. Do not use outside "
+    "knowledge."
+)
+_REWRITE_PROMPT = (
+    "Rewrite the user's last question so that it can be understood without the "
+    "conversation: replace pronouns with what they refer to. Reply with the question only."
+)
+
+
+class LLMError(QAError):
+    """The language model could not give a usable answer; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class LLMConfig:
+    """Where the OpenAI-compatible endpoint is and which model to ask.
+
+    timeout: seconds to wait for the connection, and then for each part of the
+    answer, the first token included.
+    """
+
+    base_url: str
+    model: str
+    api_key: str = "not-needed"
+    timeout: float = DEFAULT_TIMEOUT
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> "LLMConfig | None":
+        """From QA_LLM_BASE_URL, QA_LLM_MODEL, QA_LLM_API_KEY, QA_LLM_TIMEOUT; None if unset."""
+        base_url, model = environ.get("QA_LLM_BASE_URL"), environ.get("QA_LLM_MODEL")
+        if not base_url or not model:
+            return None
+        return cls(base_url, model, environ.get("QA_LLM_API_KEY") or "not-needed",
+                   float(environ.get("QA_LLM_TIMEOUT") or DEFAULT_TIMEOUT))
+
+
+def stream_text(config: LLMConfig, messages: list[dict]) -> Iterator[str]:
+    """The model's reply, piece by piece as it streams; LLMError on any failure."""
+    from openai import OpenAI
+
+    client = OpenAI(base_url=config.base_url, api_key=config.api_key,
+                    timeout=config.timeout, max_retries=0)
+    try:
+        stream = client.chat.completions.create(
+            model=config.model, messages=messages, stream=True, temperature=0
+        )
+        for chunk in stream:
+            text = chunk.choices[0].delta.content if chunk.choices else None
+            if text:
+                yield text
+    except Exception as error:  # whatever the endpoint does wrong, the caller falls back
+        raise LLMError(f"{config.base_url} failed: {type(error).__name__}: {error}") from error
+
+
+def rewrite_question(
+    config: LLMConfig, question: str, history: Sequence[tuple[str, str]]
+) -> str | None:
+    """The question made standalone by the model, or None if it could not."""
+    messages = [{"role": "system", "content": _REWRITE_PROMPT}]
+    for earlier, answer in history:
+        messages += [{"role": "user", "content": earlier},
+                     {"role": "assistant", "content": answer}]
+    messages.append({"role": "user", "content": question})
+    try:
+        rewritten = "".join(stream_text(config, messages)).strip()
+    except LLMError:
+        return None
+    return rewritten or None
+
+
+def answer_messages(question: str, hits: Sequence[Hit]) -> list[dict]:
+    passages = "\n\n".join(
+        f"[{n}] {hit.title or os.path.basename(hit.source)}\n{hit.text}"
+        for n, hit in enumerate(hits, 1)
+    )
+    return [{"role": "system", "content": _ANSWER_PROMPT},
+            {"role": "user", "content": f"Passages:\n\n{passages}\n\nQuestion: {question}"}]
+
+
+def llm_answer(
+    config: LLMConfig, question: str, hits: Sequence[Hit], fallback: Answer,
+    embedder: Embedder, sentences: Sequence[SentenceRow],
+) -> Iterator[str | Answer]:
+    """Stream the model's answer, then yield it checked; on failure yield `fallback`."""
+    parts = []
+    try:
+        for piece in stream_text(config, answer_messages(question, hits)):
+            parts.append(piece)
+            yield piece
+        yield check_answer(question, "".join(parts), hits, embedder, sentences)
+    except LLMError as error:
+        yield replace(fallback, notice=f"The language model gave no usable answer ({error}); "
+                                       "this answer quotes the documents instead.")
+
+
+def check_answer(
+    question: str, text: str, hits: Sequence[Hit], embedder: Embedder,
+    sentences: Sequence[SentenceRow],
+) -> Answer:
+    """The model's text with invalid markers removed and each cited claim checked."""
+    text, removed = _drop_invalid_markers(text.strip(), len(hits))
+    claims = [(text[a:b], _cited(text[a:b])) for a, b in _claim_spans(text)]
+    cited = [(sentence, cites) for sentence, cites in claims if cites]
+    if not cited:
+        raise LLMError("its answer cites none of the passages")
+    vectors = embedder.embed([_MARKER.sub("", sentence).strip() for sentence, _ in cited])
+    checked, citations = [], {}
+    for (sentence, cites), vector in zip(cited, vectors, strict=True):
+        support, evidence = _best_evidence(vector, [hits[n - 1] for n in cites], sentences)
+        checked.append(Claim(sentence, cites, support, support >= SUPPORT_THRESHOLD))
+        for n in cites:
+            if n not in citations and evidence.get(n):
+                citations[n] = _citation(n, hits[n - 1], evidence[n])
+    return Answer(question, text, True, tuple(citations[n] for n in sorted(citations)),
+                  mode="llm", claims=tuple(checked), removed_markers=removed)
+
+
+def _drop_invalid_markers(text: str, passages: int) -> tuple[str, int]:
+    removed = 0
+
+    def keep_valid(match: re.Match) -> str:
+        nonlocal removed
+        numbers = [int(n) for n in re.findall(r"\d+", match.group(1))]
+        valid = [n for n in numbers if 1 <= n <= passages]
+        removed += len(numbers) - len(valid)
+        return "".join(f"[{n}]" for n in valid)
+
+    cleaned = _MARKER.sub(keep_valid, text)
+    return re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", cleaned)), removed
+
+
+def _claim_spans(text: str) -> list[tuple[int, int]]:
+    """Sentences of the answer, each with the markers that follow it ("... said. [1]"),
+    which a sentence splitter puts at the start of the next sentence."""
+    spans: list[tuple[int, int]] = []
+    for start, end in split_sentences(text):
+        leading = _LEADING_MARKERS.match(text, start, end)
+        if leading and spans:
+            spans[-1] = (spans[-1][0], leading.end())
+            start = leading.end()
+            while start < end and text[start].isspace():
+                start += 1
+        if start < end:
+            spans.append((start, end))
+    return spans
+
+
+def _cited(sentence: str) -> tuple[int, ...]:
+    return tuple(dict.fromkeys(int(n) for m in _MARKER.findall(sentence)
+                               for n in re.findall(r"\d+", m)))
+
+
+def _best_evidence(
+    vector: np.ndarray, cited_hits: list[Hit], sentences: Sequence[SentenceRow]
+) -> tuple[float, dict[int, SentenceRow]]:
+    """The claim's support (best similarity over the cited passages' sentences), and the
+    closest sentence in each cited passage, by passage rank."""
+    best, evidence = 0.0, {}
+    for hit in cited_hits:
+        own = [s for s in sentences if s.chunk_id == hit.chunk_id]
+        if not own:
+            continue
+        scores = np.stack([s.vector for s in own]) @ vector
+        evidence[hit.rank] = own[int(scores.argmax())]
+        best = max(best, float(scores.max()))
+    return best, evidence
+
+
+def _citation(n: int, hit: Hit, sentence: SentenceRow) -> Citation:
+    quote = hit.text[sentence.start - hit.start: sentence.end - hit.start]
+    return Citation(n, hit, quote, sentence.start, sentence.end)

@@ -1,0 +1,155 @@
+"""LLM answers against a real OpenAI-compatible server on loopback (tests/llm_server.py)."""
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from qa import QAError
+from qa.cli import main
+from qa.llm import LLMConfig
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("llm_server.py")),
+                                str(port)])
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(f"{url}/requests", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.1)
+    yield f"{url}/v1"
+    process.terminate()
+    process.wait()
+
+
+def _requests_served(base_url: str) -> int:
+    with urllib.request.urlopen(base_url.removesuffix("/v1") + "/requests") as response:
+        return json.load(response)["requests"]
+
+
+@pytest.fixture
+def llm_index(seed_index, server):
+    seed_index.llm = LLMConfig(server, "quote", timeout=2)
+    yield seed_index
+    seed_index.llm = None
+
+
+def test_the_answer_streams_and_its_citation_is_checked(llm_index):
+    events = list(llm_index.ask_stream("Who has resigned over the recording?", mode="llm"))
+
+    *pieces, answer = events
+    assert len(pieces) > 3 and all(isinstance(p, str) for p in pieces)
+    assert answer.mode == "llm" and answer.found and answer.notice is None
+    assert "".join(pieces).strip() == answer.text
+    assert [claim.supported for claim in answer.claims] == [True]
+    citation = answer.citations[0]
+    assert citation.n == 1
+    assert llm_index.document_text(citation.hit.source)[citation.start:citation.end] == \
+        citation.quote
+
+
+def test_invented_markers_are_removed_and_counted(llm_index):
+    llm_index.llm = replace(llm_index.llm, model="invent")
+
+    answer = llm_index.ask("Who has resigned over the recording?", mode="llm")
+
+    assert "[9]" not in answer.text and answer.removed_markers == 1
+    assert {c.n for c in answer.citations} == {1}
+
+
+def test_an_unsupported_claim_is_flagged(llm_index):
+    llm_index.llm = replace(llm_index.llm, model="unsupported")
+
+    answer = llm_index.ask("Who has resigned over the recording?", mode="llm")
+
+    supported = {claim.text: claim.supported for claim in answer.claims}
+    assert supported["The council banned all bicycles in 1890. [1]"] is False
+    assert list(supported.values())[0] is True
+    assert answer.to_dict()["claims"][1]["supported"] is False
+
+
+@pytest.mark.parametrize("model", ["slow", "error", "malformed", "uncited"])
+def test_a_failing_model_falls_back_to_the_quoted_answer(llm_index, model):
+    llm_index.llm = replace(llm_index.llm, model=model, timeout=1)
+
+    answer = llm_index.ask("Who has resigned over the recording?", mode="llm")
+
+    assert answer.mode == "extractive" and "Martinez and Herrera" in answer.text
+    assert answer.notice.startswith("The language model gave no usable answer")
+
+
+def test_connection_refused_falls_back(seed_index):
+    seed_index.llm = LLMConfig(f"http://127.0.0.1:{_free_port()}/v1", "quote", timeout=1)
+    try:
+        answer = seed_index.ask("Who has resigned over the recording?", mode="llm")
+    finally:
+        seed_index.llm = None
+
+    assert answer.found and answer.notice and "APIConnectionError" in answer.notice
+
+
+def test_nothing_relevant_is_refused_without_calling_the_model(llm_index, server):
+    before = _requests_served(server)
+
+    answer = llm_index.ask("What is the capital of France?", mode="llm")
+
+    assert not answer.found and answer.citations == ()
+    assert _requests_served(server) == before
+
+
+def test_a_follow_up_is_rewritten_by_the_model(llm_index, server):
+    before = _requests_served(server)
+
+    answer = llm_index.ask("How old is his son?", mode="llm",
+                           history=[("Who is Mike Bonin?", "A councilman.")])
+
+    assert _requests_served(server) == before + 2  # the rewrite, then the answer
+    assert answer.found and "2-year-old son" in answer.citations[0].hit.text
+
+
+def test_llm_mode_without_a_model_says_how_to_configure_one(seed_index):
+    with pytest.raises(QAError, match="QA_LLM_BASE_URL"):
+        seed_index.ask("Who has resigned?", mode="llm")
+
+
+def test_cli_streams_the_llm_answer(seed_index_path, server, capsys):
+    assert main(["ask", "Who has resigned over the recording?", "--llm", "--index",
+                 str(seed_index_path), "--llm-base-url", server, "--llm-model", "unsupported",
+                 "--json"]) == 0
+
+    result = json.loads(capsys.readouterr().out)
+    assert result["mode"] == "llm"
+    assert [claim["supported"] for claim in result["claims"]] == [True, False]
+
+    assert main(["ask", "Who has resigned over the recording?", "--llm", "--index",
+                 str(seed_index_path), "--llm-base-url", server, "--llm-model", "quote"]) == 0
+    assert "[1]" in capsys.readouterr().out
+
+
+def test_the_chat_streams_the_llm_answer_and_flags_unsupported_claims(seed_index_path, server):
+    from ui.app import ChatApp
+
+    app = ChatApp(str(seed_index_path), 50, LLMConfig(server, "unsupported", timeout=2))
+
+    frames = list(app.respond("Who has resigned over the recording?", [], 5, "llm"))
+
+    assert len(frames) > 5  # the answer grows as the model writes it
+    assert "qa-sources" not in frames[2] and "qa-sources" in frames[-1]
+    assert "Not supported by the cited passage: The council banned all bicycles" in frames[-1]
