@@ -157,3 +157,26 @@ def test_the_index_folder_is_private(tmp_path, seed_copy):
     assert path.stat().st_mode & 0o777 == 0o700
     for file in path.iterdir():
         assert file.stat().st_mode & 0o077 == 0, file.name
+
+
+def test_a_large_vector_index_is_approximate_and_still_adds_and_removes(monkeypatch):
+    import numpy as np
+
+    from qa import vectors
+
+    monkeypatch.setattr(vectors, "APPROX_MIN", 2_000)
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(50, 32))
+    data = centres[rng.integers(0, 50, 4_000)] + 0.3 * rng.normal(size=(4_000, 32))
+    data = (data / np.linalg.norm(data, axis=1, keepdims=True)).astype(np.float32)
+    ids = np.arange(1, 4_001, dtype=np.int64)
+
+    index = vectors.VectorIndex.build(32, [(ids[:3_000], data[:3_000])])
+    index.add(ids[3_000:], data[3_000:])
+    index.remove(range(1, 501))
+
+    assert type(index._index).__name__ == "IndexIVFFlat"
+    _, found = index.search(data[:1_000], 10)
+    assert not set(found.ravel().tolist()) & set(range(1, 501))
+    assert (found[500:, 0] == ids[500:1_000]).mean() > 0.95  # each finds itself
+    assert (index.search(data[3_500:3_600], 1)[1].ravel() == ids[3_500:3_600]).mean() > 0.95
