@@ -228,9 +228,9 @@ def _index(args: argparse.Namespace) -> int:
     else:
         raise QAError("name the files or folders to index")
     for path, reason in report.failed:
-        print(f"failed: {path}: {reason}", file=sys.stderr)
+        print(f"failed: {_printable(path)}: {reason}", file=sys.stderr)
     for path, reason in report.skipped:
-        print(f"skipped: {path}: {reason}", file=sys.stderr)
+        print(f"skipped: {_printable(path)}: {reason}", file=sys.stderr)
     print(report.summary() + ("" if report.chunks_embedded else " (nothing to embed)"))
     return 1 if args.strict and report.failed else 0
 
@@ -317,6 +317,11 @@ def _serve(args: argparse.Namespace) -> int:
 def _place(hit, start: int, end: int) -> str:
     page = f", page {hit.page}" if hit.page else ""
     return f"{hit.source}{page}, chars {start}-{end}"
+
+
+def _printable(path: str) -> str:
+    """A path on one line: newlines and other control characters escaped."""
+    return path if path.isprintable() else path.encode("unicode_escape").decode("ascii")
 
 
 def _one_line(text: str) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from stat import S_ISREG
 from typing import Literal
 
 import numpy as np
@@ -102,14 +103,14 @@ class Index:
         path = Path(path)
         if not (path / DATABASE).is_file():
             raise QAError(f"no index at {path}: create one with `qa index PATHS`")
-        return cls._connect(path, settings or Settings())
+        return cls._connect(path, settings or Settings(), create=False)
 
     @classmethod
     def create(cls, path: str | Path = ".qa-index", settings: Settings | None = None) -> "Index":
         """Open the index at `path`, creating an empty one if there is none."""
         path = Path(path)
         path.mkdir(mode=0o700, parents=True, exist_ok=True)  # documents can be private
-        return cls._connect(path, settings or Settings())
+        return cls._connect(path, settings or Settings(), create=True)
 
     @classmethod
     def build(
@@ -122,9 +123,13 @@ class Index:
         return index
 
     @classmethod
-    def _connect(cls, path: Path, settings: Settings) -> "Index":
+    def _connect(cls, path: Path, settings: Settings, create: bool) -> "Index":
         store = Store(path / DATABASE)
         recorded = store.meta("model")
+        if not recorded and not create:
+            store.close()
+            raise QAError(f"the index at {path} is empty or damaged (it records no model); "
+                          "rebuild it with: qa index PATHS")
         if recorded and settings.model and settings.model != recorded:
             store.close()
             raise QAError(
@@ -148,6 +153,15 @@ class Index:
         The old index stays untouched until the new one is complete.
         """
         path = Path(path)
+        if not path.exists():
+            return cls.create(path, settings).add(paths)
+        with _write_lock(path):
+            return cls._rebuild_locked(paths, path, settings)
+
+    @classmethod
+    def _rebuild_locked(
+        cls, paths: Iterable[str | Path], path: Path, settings: Settings | None
+    ) -> Report:
         fresh = path.with_name(path.name + ".rebuild")
         shutil.rmtree(fresh, ignore_errors=True)
         index = cls.create(fresh, settings)
@@ -156,8 +170,7 @@ class Index:
         old = path.with_name(path.name + ".old")
         if (path / UPLOADS).is_dir():  # uploaded files live in the index folder: keep them
             (path / UPLOADS).rename(fresh / UPLOADS)
-        if path.exists():
-            path.rename(old)
+        path.rename(old)
         fresh.rename(path)
         shutil.rmtree(old, ignore_errors=True)
         return report
@@ -272,7 +285,7 @@ class Index:
         """
         paths = [Path(p).expanduser().absolute() for p in paths]
         report = Report()
-        with self._write_lock():
+        with _write_lock(self.path):
             known = self._store.file_states()
             files = list(find_files(paths))
             pending: list[_Pending] = []
@@ -295,28 +308,12 @@ class Index:
     def remove(self, path: str | Path) -> int:
         """Remove the document at `path`, or all documents under the folder `path`."""
         target = Path(path).expanduser().absolute()
-        with self._write_lock():
+        with _write_lock(self.path):
             doomed = [p for p in self._store.file_states() if _is_within(Path(p), target)]
             if doomed:
                 self._change(lambda: (self._store.remove_documents(doomed), []))
                 self._save()
         return len(doomed)
-
-    @contextmanager
-    def _write_lock(self) -> Iterator[None]:
-        """Hold the index's lock file, so that no other process writes at the same time."""
-        lock = FileLock(self.path / LOCK, timeout=LOCK_WAIT_SECONDS, mode=0o600)
-        try:
-            lock.acquire()
-        except Timeout as error:
-            raise QAError(
-                f"another process is writing the index at {self.path} (waited "
-                f"{LOCK_WAIT_SECONDS} s); try again when it has finished"
-            ) from error
-        try:
-            yield
-        finally:
-            lock.release()
 
     def _prepare(
         self, file: Path, known: FileState | None, named: bool, report: Report
@@ -328,6 +325,8 @@ class Index:
             return None
         try:
             stat = file.stat()
+            if not S_ISREG(stat.st_mode):
+                raise LoadError("not a regular file")
             if known and (known.size, known.mtime) == (stat.st_size, stat.st_mtime):
                 report.unchanged += 1
                 return None
@@ -346,7 +345,7 @@ class Index:
         except (OSError, LoadError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else error
             report.failed.append((str(file), str(reason)))
-            log.warning("skipped %s: %s", file, reason)
+            log.info("failed: %s: %s", file, reason)
             return None
         prefix, budget = self._prefix_and_budget(document)
         chunks = chunk_document(document, self._embedder.count_tokens, budget,
@@ -409,6 +408,23 @@ class Index:
     def _save(self) -> None:
         with self._vectors_lock:
             self._current_vectors().save(self.path / VECTORS, self._vectors_generation)
+
+
+@contextmanager
+def _write_lock(path: Path) -> Iterator[None]:
+    """Hold the index's lock file, so that no other process writes at the same time."""
+    lock = FileLock(path / LOCK, timeout=LOCK_WAIT_SECONDS, mode=0o600)
+    try:
+        lock.acquire()
+    except Timeout as error:
+        raise QAError(
+            f"another process is writing the index at {path} (waited "
+            f"{LOCK_WAIT_SECONDS} s); try again when it has finished"
+        ) from error
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _clean_question(question: str) -> str:

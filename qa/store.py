@@ -119,10 +119,7 @@ class Store:
             self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as error:
-            raise QAError(
-                f"the index database {path} is unreadable ({error}); move it away and "
-                "rebuild with: qa index --rebuild PATHS"
-            ) from error
+            raise _database_error(path, error) from error
         self._lock = threading.RLock()
 
     def close(self) -> None:
@@ -133,7 +130,10 @@ class Store:
     def transaction(self, changes_chunks: bool = True) -> Iterator[sqlite3.Connection]:
         """One atomic write; one that changes chunks also bumps the generation."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.DatabaseError as error:
+                raise _database_error(self.path, error) from error
             try:
                 yield self._db
                 if changes_chunks:
@@ -142,13 +142,19 @@ class Store:
                         "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
                     )
                 self._db.execute("COMMIT")
+            except sqlite3.DatabaseError as error:
+                self._db.execute("ROLLBACK")
+                raise _database_error(self.path, error) from error
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
 
     def _query(self, sql: str, params: Sequence = ()) -> list[tuple]:
         with self._lock:
-            return self._db.execute(sql, params).fetchall()
+            try:
+                return self._db.execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as error:
+                raise _database_error(self.path, error) from error
 
     def meta(self, key: str) -> str | None:
         rows = self._query("SELECT value FROM meta WHERE key = ?", (key,))
@@ -265,6 +271,14 @@ class Store:
                 np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
                 np.stack([_vector(r[1]) for r in rows]),
             )
+
+
+def _database_error(path: Path, error: sqlite3.DatabaseError) -> QAError:
+    """A clear message for a database that cannot be used; advice to rebuild only if damaged."""
+    if isinstance(error, sqlite3.OperationalError):
+        return QAError(f"the index database {path} cannot be used: {error}")
+    return QAError(f"the index database {path} is unreadable ({error}); move the index folder "
+                   "away and rebuild it with: qa index PATHS")
 
 
 def _insert_chunk(

@@ -12,6 +12,7 @@ import math
 import os
 import struct
 import threading
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -23,8 +24,8 @@ log = logging.getLogger(__name__)
 APPROX_MIN = 50_000  # from this many vectors on, search is approximate (IVF)
 NPROBE = 64
 TRAINING_PER_LIST = 40
-_MAGIC = b"QAVECS1\n"
-_HEADER = struct.Struct("<8sq")  # magic, store generation
+_MAGIC = b"QAVECS2\n"
+_HEADER = struct.Struct("<8sqI")  # magic, store generation, CRC-32 of the FAISS data
 
 
 def _faiss():
@@ -108,8 +109,9 @@ class VectorIndex:
             data = _faiss().serialize_index(self._index)
         temporary = path.with_suffix(".tmp")
         with open(os.open(temporary, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600), "wb") as file:
-            file.write(_HEADER.pack(_MAGIC, generation))
-            file.write(data.tobytes())
+            payload = data.tobytes()
+            file.write(_HEADER.pack(_MAGIC, generation, zlib.crc32(payload)))
+            file.write(payload)
         os.replace(temporary, path)
 
     @classmethod
@@ -117,11 +119,14 @@ class VectorIndex:
         """The saved index if it is readable and reflects `generation`, else None."""
         try:
             raw = path.read_bytes()
-            magic, saved = _HEADER.unpack_from(raw)
-            if magic != _MAGIC or saved != generation:
+            magic, saved, checksum = _HEADER.unpack_from(raw)
+            payload = memoryview(raw)[_HEADER.size:]
+            if magic != _MAGIC or zlib.crc32(payload) != checksum:
+                raise RuntimeError("not a qa vector file, or damaged")
+            if saved != generation:
                 log.info("vector index %s is stale; rebuilding it from the database", path)
                 return None
-            index = _faiss().deserialize_index(np.frombuffer(raw, np.uint8, offset=_HEADER.size))
+            index = _faiss().deserialize_index(np.frombuffer(payload, np.uint8))
         except FileNotFoundError:
             return None
         except (OSError, RuntimeError, struct.error) as error:

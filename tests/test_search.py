@@ -1,6 +1,8 @@
 """Search: keyword-query safety, fusion, and modes."""
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from qa import QAError
 from qa.search import keyword_query, reciprocal_rank_fusion
@@ -10,7 +12,12 @@ HOSTILE = [
     "a - b", ":", "title:resign", "^start", "a AND OR b", "'; DROP TABLE chunks; --",
     "\" OR 1=1 --", "{a b}", "a + b", "😀 resign 😀", "ﻣﺮﺣﺒﺎ resign", "\x00\x01\x07", "\ud800",
     "résigné", "a" * 1999, "resign NEAR/3 record",
+    "\u202eresign\u202c", "שלום resign עולם", "\u200f\u200e\u061c", "\t\r\n\x0b\x0c\x1b[31m",
+    "\x7f\x85\u2028\u2029", "\ufeff\u200b\u2060", "\udfff\ud800", "resign\udc80ed",
+    "e\u0301" * 500, "𝔯𝔢𝔰𝔦𝔤𝔫", "🏳️‍🌈👨‍👩‍👧", "1; SELECT * FROM documents; --",
+    "x' UNION SELECT path, text FROM documents --", "resign\x00 AND 1=1",
 ]
+LIMIT_MESSAGE = r"the question is [\d,]+ characters long; the limit is 2,000"
 
 
 @pytest.mark.parametrize("text", HOSTILE)
@@ -41,10 +48,48 @@ def test_stemming_matches_other_forms_of_a_word(seed_index):
     assert any("resign" in hit.text for hit in hits)
 
 
-@pytest.mark.parametrize("question", ["", "   \n", "x" * 2001])
-def test_empty_or_huge_questions_get_a_clear_error(seed_index, question):
-    with pytest.raises(QAError, match="empty|limit is 2,000"):
-        seed_index.ask(question)
+@pytest.mark.parametrize("question", ["", "   \n", "\t\u3000\u2003", "x" * 2001, "x" * 100_000])
+@pytest.mark.parametrize("method", ["ask", "search"])
+def test_empty_or_huge_questions_get_a_clear_error(seed_index, question, method):
+    message = LIMIT_MESSAGE if len(question) > 2000 else "the question is empty"
+    with pytest.raises(QAError, match=message):
+        getattr(seed_index, method)(question)
+
+
+def test_the_limit_message_gives_the_length(seed_index):
+    with pytest.raises(QAError) as raised:
+        seed_index.search("é" * 100_000)
+    assert str(raised.value) == (
+        "the question is 100,000 characters long; the limit is 2,000"
+    )
+
+
+ANY_TEXT = st.one_of(
+    st.text(st.characters(exclude_categories=()), max_size=200),  # surrogates and controls too
+    st.text(st.characters(exclude_categories=()), min_size=1, max_size=5).map(lambda s: s * 500),
+)
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(text=ANY_TEXT)
+def test_any_unicode_is_searched_and_asked_safely(seed_index, text):
+    """Property: any text gets hits (or an answer) or a clear QAError, never a crash."""
+    for method in ("search", "ask"):
+        try:
+            result = getattr(seed_index, method)(text)
+        except QAError as error:
+            assert not text.strip() or len(text) > 2000, (method, error)
+            assert "empty" in str(error) or "limit is 2,000" in str(error)
+            continue
+        if method == "search":
+            assert [hit.rank for hit in result] == list(range(1, len(result) + 1))
+            assert all(hit.text and hit.start < hit.end for hit in result)
+        else:
+            assert result.found or result.citations == ()
+            for citation in result.citations:
+                document = seed_index.document_text(citation.hit.source)
+                assert document[citation.start:citation.end] == citation.quote
 
 
 def test_reciprocal_rank_fusion_rewards_agreement():

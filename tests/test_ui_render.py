@@ -109,10 +109,94 @@ def test_documents_table_escapes_names():
         (".hidden.md", "hidden.md"),
         ("<script>.html", "_script_.html"),
         ("x" * 300 + ".txt", "x" * 116 + ".txt"),
+        ("../../etc/passwd", "passwd"),
+        ("/etc/passwd", "passwd"),
+        ("a\x00b.txt", "a_b.txt"),
+        ("evil.txt\x00.pdf", "evil.txt_.pdf"),
     ],
 )
 def test_upload_names_are_sanitised(name, safe):
     assert uploads.safe_name(name) == safe
+
+
+HOSTILE_NAMES = [
+    "../../etc/passwd", "../../etc/passwd.txt", "/etc/passwd", "/etc/cron.d/evil.md",
+    "a\x00b.txt", "evil.txt\x00.pdf", "\x00", "..\x00/../x.txt", "\x00/../../x.md",
+    "C:\\Windows\\win.ini", "....//....//notes.md", "uploads/../../x.txt", "~/.bashrc",
+    "%2e%2e%2fpasswd.txt", "..", ".", "", " ", "/", "\n../x.txt", "\u2025/\u2025/x.txt",
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES, ids=repr)
+def test_hostile_upload_names_cannot_escape_the_uploads_folder(tmp_path, name):
+    source = tmp_path / "source.txt"
+    source.write_text("hello")
+    folder = tmp_path / "index" / "uploads"
+
+    safe = uploads.safe_name(name)
+    stored = uploads.store(source, name, folder)
+
+    assert safe and not set(safe) & {"/", "\\", "\x00", "\n"} and not safe.startswith(".")
+    assert stored == folder / safe and stored.read_text() == "hello"
+    assert sorted(tmp_path.rglob("*")) == sorted([source, folder.parent, folder, stored])
+
+
+def test_an_upload_with_a_hostile_name_is_indexed_inside_the_index_folder(tmp_path):
+    from ui.app import ChatApp
+
+    incoming = tmp_path / "incoming"
+    incoming.mkdir()
+    source = incoming / "..\\..\\evil notes.md"  # a legal file name on Linux
+    source.write_text("# Ferry\n\nThe Skerray ferry leaves at dawn every Tuesday.\n")
+    app = ChatApp(str(tmp_path / "index"), max_upload_mb=5)
+
+    app.add_files([str(source)])
+
+    stored = tmp_path / "index" / "uploads" / "evil notes.md"
+    assert [d.path for d in app.index.documents()] == [str(stored)]
+    assert sorted(p.name for p in tmp_path.rglob("*.md")) == ["..\\..\\evil notes.md",
+                                                               "evil notes.md"]
+    app.index.close()
+
+
+@pytest.fixture(scope="module")
+def chat(seed_index_path):
+    """The chat app over the seed index, only read."""
+    from ui.app import ChatApp
+
+    return ChatApp(str(seed_index_path), max_upload_mb=5)
+
+
+HOSTILE_QUESTIONS = [
+    "", "   ", "x" * 100_000, "\ud800", "\udfff\ud800 resign", "'; DROP TABLE chunks; --",
+    'NEAR("a" b) OR *', "\u202eresign\u202c", "שלום resign", "😀" * 50, "\x00\x1b[31m\x07",
+    "<script>alert(1)</script> resign", "{{7*7}} ${7*7}",
+]
+
+
+@pytest.mark.parametrize("question", HOSTILE_QUESTIONS, ids=lambda q: repr(q[:20]))
+def test_hostile_questions_in_the_chat_get_an_answer_or_a_message(chat, question, monkeypatch):
+    import ui.app
+
+    monkeypatch.setattr(ui.app, "STREAM_DELAY", 0)
+    shown = list(chat.respond(question, [], 5, "extractive"))
+
+    assert shown and all(isinstance(markup, str) for markup in shown)
+    last = visible(shown[-1])
+    if len(question) > 2000:
+        assert "The question is 100,000 characters long; the limit is 2,000." in last
+    elif not question.strip():
+        assert "Type a question about your documents." in last
+    assert "<script>" not in shown[-1]
+
+
+@pytest.mark.parametrize("question", ["", "x" * 100_000])
+def test_the_api_reports_bad_questions_as_user_errors(chat, question):
+    import gradio as gr
+
+    for call in (chat.ask, chat.search):
+        with pytest.raises(gr.Error, match="The question is (empty|100,000 characters long)"):
+            call(question)
 
 
 def test_uploads_are_checked_for_type_size_and_emptiness():

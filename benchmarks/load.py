@@ -1,0 +1,215 @@
+"""Web app under load: concurrent `gradio_client` clients asking a running `qa serve`.
+
+Each of --clients threads makes its own `gradio_client.Client` (as separate users'
+scripts would), waits until every client is connected, then asks --questions
+questions one after another through the public `/ask` endpoint (or `/search`
+with --endpoint search). A request succeeds when it returns without error and
+its result has the right shape (an answer, with `[n]` and citations when found;
+for search, a list of hits). The script prints one table: requests, failures,
+wall time, throughput (requests/s over the asking phase), and latency p50 / p95
+/ max in ms, with the 1-minute load average at the start and the end (read every
+figure beside it: the machine may be shared). It exits 1 if any request failed.
+
+    .venv/bin/python benchmarks/load.py                       # serves seeds/ itself
+    .venv/bin/python benchmarks/load.py --url http://127.0.0.1:7860 [--auth USER:PASS]
+    .venv/bin/python benchmarks/load.py --clients 32 --questions 10 --json
+
+Without --url it indexes seeds/ into a temporary folder, starts `qa serve` on a
+free port, and stops it at the end. This is a measurement, not a test: no figure
+is checked (tests/test_concurrency.py runs it and checks that every request
+succeeded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+QA = [sys.executable, "-c", "from qa.cli import main; raise SystemExit(main())"]
+QUESTIONS = [
+    "Who has resigned over the recording?",
+    "Does Kevin de León plan to resign?",
+    "What did Martinez say about Bonin's son?",
+    "Who has called for everyone involved to resign?",
+    "Where did protestors gather?",
+    "How old is Mike Bonin's son?",
+    "What was said about Oaxacan immigrants?",
+    "Who released a statement after the recording leaked?",
+    "What is the boiling point of tungsten?",  # not in the documents: a plain refusal
+    "When was the conversation recorded?",
+]
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """The value at `fraction` of the sorted values (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
+
+
+def check(endpoint: str, result) -> str | None:
+    """Why a result is wrong, or None if it has the shape the API promises."""
+    if endpoint == "search":
+        if not isinstance(result, list) or not all("text" in hit for hit in result):
+            return f"not a list of hits: {str(result)[:200]}"
+        return None
+    if not isinstance(result, dict) or not {"answer", "found", "citations"} <= result.keys():
+        return f"not an answer: {str(result)[:200]}"
+    if result["found"] and ("[1]" not in result["answer"] or not result["citations"]):
+        return f"found but uncited: {result['answer'][:200]}"
+    return None
+
+
+def run_load(url: str, clients: int, questions: int, endpoint: str = "ask",
+             auth: tuple[str, str] | None = None) -> dict:
+    """Ask `questions` questions from each of `clients` concurrent clients; the figures."""
+    from gradio_client import Client
+
+    latencies: list[float] = []
+    failures: list[str] = []
+    lock = threading.Lock()
+    ready = threading.Barrier(clients + 1)
+    connect_seconds: list[float] = []
+
+    def client_thread(number: int) -> None:
+        try:
+            started = time.perf_counter()
+            client = Client(url, auth=auth, verbose=False, download_files=False)
+            with lock:
+                connect_seconds.append(time.perf_counter() - started)
+        except Exception as error:  # noqa: BLE001 - counted and reported, not raised
+            with lock:
+                failures.append(f"client {number} could not connect: {error!r}")
+            ready.wait()
+            return
+        ready.wait()
+        for i in range(questions):
+            question = QUESTIONS[(number + i) % len(QUESTIONS)]
+            started = time.perf_counter()
+            try:
+                result = client.predict(question, 5, api_name=f"/{endpoint}")
+                problem = check(endpoint, result)
+            except Exception as error:  # noqa: BLE001
+                problem = repr(error)
+            elapsed = time.perf_counter() - started
+            with lock:
+                if problem:
+                    failures.append(f"client {number}, question {i}: {problem}")
+                else:
+                    latencies.append(elapsed)
+
+    threads = [threading.Thread(target=client_thread, args=(n,)) for n in range(clients)]
+    load_before = os.getloadavg()[0]
+    for thread in threads:
+        thread.start()
+    ready.wait()  # every client connected (or failed to): the asking starts now
+    started = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - started
+    ms = [1000 * value for value in latencies]
+    return {
+        "url": url, "endpoint": endpoint, "clients": clients, "questions_per_client": questions,
+        "requests": clients * questions, "ok": len(latencies),
+        "failed": clients * questions - len(latencies), "wall_s": round(wall, 2),
+        "throughput_rps": round(len(latencies) / wall, 2) if wall else 0.0,
+        "p50_ms": round(percentile(ms, 0.50), 1) if ms else None,
+        "p95_ms": round(percentile(ms, 0.95), 1) if ms else None,
+        "max_ms": round(max(ms), 1) if ms else None,
+        "mean_ms": round(statistics.fmean(ms), 1) if ms else None,
+        "connect_p50_ms": round(1000 * statistics.median(connect_seconds), 1)
+        if connect_seconds else None,
+        "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
+        "failures": failures[:20],
+    }
+
+
+def print_table(figures: dict) -> None:
+    columns = ["clients", "questions_per_client", "requests", "ok", "failed", "wall_s",
+               "throughput_rps", "p50_ms", "p95_ms", "max_ms", "connect_p50_ms"]
+    heads = ["clients", "q/client", "requests", "ok", "failed", "wall s", "req/s",
+             "p50 ms", "p95 ms", "max ms", "connect ms"]
+    widths = [max(len(head), len(str(figures[col]))) for head, col in zip(heads, columns,
+                                                                          strict=True)]
+    print(f"/{figures['endpoint']} at {figures['url']}")
+    print("  ".join(head.rjust(width) for head, width in zip(heads, widths, strict=True)))
+    print("  ".join(str(figures[col]).rjust(width) for col, width in zip(columns, widths,
+                                                                        strict=True)))
+    print(f"load average (1 min): {figures['load_before']} before, {figures['load_after']} "
+          f"after, on {os.cpu_count()} cores")
+    for failure in figures["failures"]:
+        print(f"FAILED: {failure}")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def own_server() -> Iterator[str]:
+    """`qa serve` over a fresh index of seeds/, on a free port, for the length of the run."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False"}
+    with tempfile.TemporaryDirectory(prefix="qa-load-") as folder:
+        index = Path(folder) / "index"
+        subprocess.run([*QA, "--index", str(index), "index", str(ROOT / "seeds")],
+                       check=True, env=env, capture_output=True)
+        port = free_port()
+        log = (Path(folder) / "serve.log").open("w")
+        server = subprocess.Popen([*QA, "serve", "--index", str(index), "--port", str(port)],
+                                  env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 300
+            while True:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"qa serve did not start:\n{Path(log.name).read_text()}")
+                try:
+                    with urllib.request.urlopen(url, timeout=2):
+                        break
+                except OSError:
+                    time.sleep(0.5)
+            yield url
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+            log.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", help="a running `qa serve` (default: start one over seeds/)")
+    parser.add_argument("--auth", default=os.environ.get("QA_AUTH"), metavar="USER:PASS")
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--questions", type=int, default=10, help="per client")
+    parser.add_argument("--endpoint", choices=["ask", "search"], default="ask")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args()
+    auth = tuple(args.auth.split(":", 1)) if args.auth else None
+    if args.url:
+        figures = run_load(args.url, args.clients, args.questions, args.endpoint, auth)
+    else:
+        with own_server() as url:
+            figures = run_load(url, args.clients, args.questions, args.endpoint, auth)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        print_table(figures)
+    return 1 if figures["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,240 @@
+"""Access: where `qa serve` listens, its login, hostile questions through its API, and
+private index files.
+
+One real `qa serve` with a login (given as QA_AUTH, not --auth, and no --host)
+serves the tests of this module. Upload names are checked in test_ui_render.py.
+"""
+
+import json
+import os
+import socket
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import closing
+from pathlib import Path
+
+import httpx
+import pytest
+
+from qa.cli import main
+from qa.index import DATABASE, VECTORS
+from tests.conftest import SEED_FILE
+from tests.test_search import HOSTILE
+
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False"}
+QA = [sys.executable, "-c", "from qa.cli import main; raise SystemExit(main())"]
+USER, PASSWORD = "alice", "correct horse battery staple"
+LOOPBACK_HEX = "0100007F"  # 127.0.0.1 as /proc/net/tcp writes it
+TOO_LONG = "The question is 100,000 characters long; the limit is 2,000."
+EMPTY = "The question is empty."
+# gradio_client cannot send a lone surrogate (it encodes JSON as UTF-8): those go as raw JSON.
+SENDABLE = [t for t in HOSTILE if not any(0xD800 <= ord(c) <= 0xDFFF for c in t)]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, seed_index_path):
+    folder = tmp_path_factory.mktemp("access")
+    index = folder / "index"
+    index.mkdir(mode=0o700)
+    with closing(sqlite3.connect(seed_index_path / DATABASE)) as db:
+        db.execute("VACUUM INTO ?", (str(index / DATABASE),))
+    (index / VECTORS).write_bytes((seed_index_path / VECTORS).read_bytes())
+    port = _free_port()
+    log = (folder / "serve.log").open("w")
+    process = subprocess.Popen(
+        [*QA, "serve", "--index", str(index), "--port", str(port)],
+        env={**ENV, "QA_AUTH": f"{USER}:{PASSWORD}"}, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            assert process.poll() is None, (folder / "serve.log").read_text()
+            assert time.monotonic() < deadline, "qa serve did not start"
+            try:
+                with urllib.request.urlopen(url, timeout=2):
+                    break
+            except OSError as error:
+                if getattr(error, "code", None) == 401:  # up, and asking for a login
+                    break
+                time.sleep(0.5)
+        yield {"url": url, "port": port, "pid": process.pid}
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    from gradio_client import Client
+
+    return Client(server["url"], auth=(USER, PASSWORD), verbose=False)
+
+
+# -- where it listens -------------------------------------------------------------------
+
+def _listening_addresses(port: int) -> list[str]:
+    """The local addresses of the sockets listening on `port`, as /proc/net writes them."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as rows:
+            for row in list(rows)[1:]:
+                fields = row.split()
+                address, hex_port = fields[1].rsplit(":", 1)
+                if int(hex_port, 16) == port and fields[3] == "0A":  # 0A: LISTEN
+                    found.append(address)
+    return found
+
+
+def _other_address() -> str | None:
+    """An address of this machine that is not a loopback one, if it has any."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        try:
+            sock.connect(("192.0.2.1", 9))  # no packet is sent: this only picks a route
+            address = sock.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
+def test_serve_listens_on_127_0_0_1_only_by_default(server):
+    assert _listening_addresses(server["port"]) == [LOOPBACK_HEX]
+    other = _other_address()
+    if other:
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection((other, server["port"]), timeout=5).close()
+
+
+# -- login ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("method", "path", "body"), [
+    ("GET", "/config", None),
+    ("GET", "/gradio_api/info", None),
+    ("POST", "/gradio_api/call/ask", {"data": ["Who has resigned over the recording?", 5]}),
+    ("POST", "/gradio_api/call/search", {"data": ["resigned", 5]}),
+    ("POST", "/gradio_api/queue/join", {"data": ["resigned", 5], "fn_index": 0,
+                                        "session_hash": "x"}),
+])
+def test_without_a_login_the_api_is_refused(server, method, path, body):
+    response = httpx.request(method, server["url"] + path, json=body, timeout=30)
+
+    assert response.status_code == 401, response.text
+    assert "Martinez" not in response.text
+
+
+def test_a_wrong_password_is_refused(server):
+    from gradio_client import Client
+
+    with httpx.Client(base_url=server["url"], timeout=30) as http:
+        login = http.post("/login", data={"username": USER, "password": "wrong"})
+        assert login.status_code == 400
+        assert http.get("/gradio_api/info").status_code == 401
+    with pytest.raises(Exception, match="(?i)credentials|login|401"):
+        Client(server["url"], auth=(USER, "wrong"), verbose=False)
+    with pytest.raises(Exception, match="(?i)credentials|login|401"):
+        Client(server["url"], verbose=False)
+
+
+def test_with_the_login_the_api_answers(server, client):
+    with httpx.Client(base_url=server["url"], timeout=30) as http:
+        assert http.post("/login", data={"username": USER, "password": PASSWORD}).is_success
+        assert http.get("/gradio_api/info").status_code == 200
+
+    result = client.predict("Who has resigned over the recording?", 5, api_name="/ask")
+
+    assert result["found"] and "Martinez and Herrera" in result["answer"]
+    assert Path(result["citations"][0]["source"]).name == SEED_FILE.name
+
+
+def test_auth_must_be_user_colon_password(capsys):
+    assert main(["serve", "--auth", "alice"]) == 2
+    assert capsys.readouterr().err == "qa: --auth (or QA_AUTH) must be USER:PASSWORD\n"
+
+
+# -- hostile questions through the API --------------------------------------------------
+
+@pytest.mark.parametrize("text", [*SENDABLE, "", " \t\n", "x" * 100_000],
+                         ids=lambda text: repr(text[:20]))
+@pytest.mark.parametrize("endpoint", ["ask", "search"])
+def test_hostile_questions_get_an_answer_or_a_clear_message(client, endpoint, text):
+    from gradio_client.exceptions import AppError
+
+    try:
+        result = client.predict(text, 3, api_name=f"/{endpoint}")
+    except AppError as error:
+        assert str(error) == (TOO_LONG if len(text) > 2000 else EMPTY)
+        assert len(text) > 2000 or not text.strip()
+        return
+    if endpoint == "ask":
+        assert result["found"] or result["citations"] == []
+    else:
+        assert len(result) <= 3 and all(hit["text"] for hit in result)
+
+
+@pytest.mark.parametrize("escaped", ["\\ud800", "\\udfff\\ud800 resign", "resign \\udc80"])
+@pytest.mark.parametrize("endpoint", ["ask", "search"])
+def test_lone_surrogates_sent_as_raw_json_are_handled(server, endpoint, escaped):
+    with httpx.Client(base_url=server["url"], timeout=60) as http:
+        http.post("/login", data={"username": USER, "password": PASSWORD})
+        body = f'{{"data": ["{escaped}", 3]}}'.encode()
+        call = http.post(f"/gradio_api/call/{endpoint}", content=body,
+                         headers={"Content-Type": "application/json"})
+        assert call.status_code == 200, call.text
+        events = http.get(f"/gradio_api/call/{endpoint}/{call.json()['event_id']}").text
+
+    assert "event: complete" in events, events
+    data = json.loads(events.split("data:", 1)[1].strip())[0]
+    assert isinstance(data, list if endpoint == "search" else dict)
+
+
+def test_the_server_still_answers_after_the_hostile_questions(client):
+    result = client.predict("Who has resigned over the recording?", 5, api_name="/ask")
+
+    assert result["found"]
+
+
+# -- private files ----------------------------------------------------------------------
+
+def test_every_index_file_is_private_even_with_an_open_umask(tmp_path, seed_copy):
+    """Under umask 000, whatever `qa index`, `--rebuild`, questions and uploads create in
+    the index folder is for its owner only: folders 0700, files 0600."""
+    from ui.app import ChatApp
+
+    index = tmp_path / "index"
+    upload = tmp_path / "incoming.md"
+    upload.write_text("# Zephyr\n\nThe Zephyr telescope mirror was polished by Ingrid.\n")
+    previous = os.umask(0)
+    try:
+        assert main(["--index", str(index), "index", str(seed_copy)]) == 0
+        assert main(["--index", str(index), "ask", "Who has resigned over the recording?"]) == 0
+        assert main(["--index", str(index), "index", "--rebuild"]) == 0
+        app = ChatApp(str(index), max_upload_mb=5)
+        app.add_files([str(upload)])
+        assert app.index.ask("Who polished the Zephyr telescope mirror?").found
+        app.index.close()
+    finally:
+        os.umask(previous)
+
+    created = [index, *index.rglob("*")]
+    assert {p.name for p in created} >= {"index", DATABASE, VECTORS, "write.lock", "uploads",
+                                         "incoming.md"}
+    for path in created:
+        mode = stat.S_IMODE(path.lstat().st_mode)
+        if path.is_dir():
+            assert mode == 0o700, f"{path} is {oct(mode)}"
+        else:
+            assert mode & 0o077 == 0, f"{path} is {oct(mode)}"
