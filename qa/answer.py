@@ -11,6 +11,7 @@ similar enough, the answer says plainly that the documents do not contain it and
 cites nothing.
 """
 
+import functools
 import math
 import re
 from collections import Counter
@@ -144,7 +145,13 @@ def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
 def _terms(text: str) -> list[str]:
     """Lower-cased words and, marked apart, their stems: an exact match counts for both."""
     words = _WORD.findall(text.lower())
-    return words + ["~" + stem for stem in _STEMMER.stemWords(words)]
+    return words + ["~" + _stem(word) for word in words]
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    """Snowball is pure Python: the same words recur in every answer, so stem each once."""
+    return _STEMMER.stemWord(word)
 
 
 def _choose(similarities: np.ndarray, lexical: np.ndarray) -> list[int]:
