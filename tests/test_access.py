@@ -10,10 +10,6 @@ import os
 import socket
 import sqlite3
 import stat
-import subprocess
-import sys
-import time
-import urllib.request
 from contextlib import closing
 from pathlib import Path
 
@@ -23,22 +19,15 @@ import pytest
 from qa.cli import main
 from qa.index import DATABASE, VECTORS
 from tests.conftest import SEED_FILE
+from tests.servers import qa_serve
 from tests.test_search import HOSTILE
 
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False"}
-QA = [sys.executable, "-c", "from qa.cli import main; raise SystemExit(main())"]
 USER, PASSWORD = "alice", "correct horse battery staple"
 LOOPBACK_HEX = "0100007F"  # 127.0.0.1 as /proc/net/tcp writes it
 TOO_LONG = "The question is 100,000 characters long; the limit is 2,000."
 EMPTY = "The question is empty."
 # gradio_client cannot send a lone surrogate (it encodes JSON as UTF-8): those go as raw JSON.
 SENDABLE = [t for t in HOSTILE if not any(0xD800 <= ord(c) <= 0xDFFF for c in t)]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -49,33 +38,9 @@ def server(tmp_path_factory, seed_index_path):
     with closing(sqlite3.connect(seed_index_path / DATABASE)) as db:
         db.execute("VACUUM INTO ?", (str(index / DATABASE),))
     (index / VECTORS).write_bytes((seed_index_path / VECTORS).read_bytes())
-    port = _free_port()
-    log = (folder / "serve.log").open("w")
-    process = subprocess.Popen(
-        [*QA, "serve", "--index", str(index), "--port", str(port)],
-        env={**ENV, "QA_AUTH": f"{USER}:{PASSWORD}"}, stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 300
-        while True:
-            assert process.poll() is None, (folder / "serve.log").read_text()
-            assert time.monotonic() < deadline, "qa serve did not start"
-            try:
-                with urllib.request.urlopen(url, timeout=2):
-                    break
-            except OSError as error:
-                if getattr(error, "code", None) == 401:  # up, and asking for a login
-                    break
-                time.sleep(0.5)
-        yield {"url": url, "port": port, "pid": process.pid}
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+    auth = {"QA_AUTH": f"{USER}:{PASSWORD}"}
+    with qa_serve(index, folder / "serve.log", env=auth) as (url, process):
+        yield {"url": url, "port": int(url.rsplit(":", 1)[1]), "pid": process.pid}
 
 
 @pytest.fixture(scope="module")

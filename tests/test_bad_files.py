@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from qa import Index, Settings
+from tests.servers import ENV
 
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False"}
 # `qa` as its own process, reporting its peak resident memory as it exits
 QA_MEASURED = [sys.executable, "-c", (
     "import resource, sys\n"

@@ -22,10 +22,8 @@ import pytest
 from qa import Index
 from qa.index import DATABASE, VECTORS
 from tests.conftest import SEED_FILE
+from tests.servers import ENV, QA, ROOT, qa_serve
 
-ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False"}
-QA = [sys.executable, "-c", "from qa.cli import main; raise SystemExit(main())"]
 COLOURS = ["amber", "cobalt", "crimson", "ivory", "jade", "ochre", "scarlet", "teal"]
 TOWNS = ["Arbroath", "Brora", "Cromarty", "Dornoch", "Elgin", "Forres", "Girvan", "Huntly",
          "Irvine", "Jedburgh"]
@@ -192,43 +190,12 @@ def test_two_indexing_runs_never_write_the_index_at_once(tmp_path, seed_index_pa
 
 # -- the web app under load -------------------------------------------------------------
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, seed_index_path):
     folder = tmp_path_factory.mktemp("load")
     index_path = _copy_index(seed_index_path, folder / "index")
-    port = _free_port()
-    log = (folder / "serve.log").open("w")
-    process = subprocess.Popen([*QA, "serve", "--index", str(index_path), "--port", str(port)],
-                               env=ENV, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        import urllib.request
-
-        deadline = time.monotonic() + 300
-        while True:
-            assert process.poll() is None, (folder / "serve.log").read_text()
-            assert time.monotonic() < deadline, "qa serve did not start"
-            try:
-                with urllib.request.urlopen(url, timeout=2):
-                    break
-            except OSError:
-                time.sleep(0.5)
+    with qa_serve(index_path, folder / "serve.log") as (url, _):
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
 
 
 def test_32_clients_asking_10_questions_each_all_succeed(server, capsys):

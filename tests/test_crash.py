@@ -45,9 +45,8 @@ from qa.cli import main
 from qa.documents import Document
 from qa.index import DATABASE, VECTORS
 from qa.store import FileState, Store
+from tests.servers import ENV, QA
 
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False"}
-QA = [sys.executable, "-c", "from qa.cli import main; raise SystemExit(main())"]
 # `qa` that writes its threads' Python stacks to the file $QA_STACKS when sent SIGUSR1
 # (it writes "ready" there first: SIGUSR1 before that would end it)
 QA_TRACEABLE = [sys.executable, "-c", (

@@ -1,7 +1,6 @@
 """LLM answers against a real OpenAI-compatible server on loopback (tests/llm_server.py)."""
 
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -14,17 +13,12 @@ import pytest
 from qa import QAError
 from qa.cli import main
 from qa.llm import LLMConfig
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.servers import free_port
 
 
 @pytest.fixture(scope="module")
 def server():
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("llm_server.py")),
                                 str(port)])
     url = f"http://127.0.0.1:{port}"
@@ -96,7 +90,7 @@ def test_a_failing_model_falls_back_to_the_quoted_answer(llm_index, model):
 
 
 def test_connection_refused_falls_back(seed_index):
-    seed_index.llm = LLMConfig(f"http://127.0.0.1:{_free_port()}/v1", "quote", timeout=1)
+    seed_index.llm = LLMConfig(f"http://127.0.0.1:{free_port()}/v1", "quote", timeout=1)
     try:
         answer = seed_index.ask("Who has resigned over the recording?", mode="llm")
     finally:

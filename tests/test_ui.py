@@ -5,17 +5,15 @@ Screenshots go to a temporary folder whose paths the tests print.
 """
 
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.servers import ENV, QA, ROOT, qa_serve
+
 SEED = "000_8763795a8428a42a.txt"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -26,34 +24,10 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-ENV = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1"}
-QA = [sys.executable, "-c", "from qa.cli import main; raise SystemExit(main())"]
 ANSWER_TIMEOUT_MS = 60_000
 LIMIT_MB = 2  # the server's upload limit (default 50 MB), small to keep the test quick
 
 
-def serve_command(index: Path, port: int) -> list[str]:
-    return [*QA, "serve", "--index", str(index), "--port", str(port),
-            "--max-upload-mb", str(LIMIT_MB)]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: float = 180) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"qa serve exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except OSError:
-            time.sleep(0.5)
-    pytest.fail(f"qa serve did not answer at {url} within {timeout} s:\n{log.read_text()}")
 
 
 @pytest.fixture(scope="module")
@@ -68,25 +42,9 @@ def server(tmp_path_factory) -> Iterator[str]:
         env=ENV,
         capture_output=True,
     )
-    port, log = free_port(), folder / "serve.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            serve_command(index, port),
-            cwd=ROOT,
-            env=ENV,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(url, process, log)
+    limit = ("--max-upload-mb", str(LIMIT_MB))
+    with qa_serve(index, folder / "serve.log", *limit, timeout=180) as (url, _):
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 @pytest.fixture(scope="module")
