@@ -79,7 +79,7 @@ class Stages:
         self.index = index
 
     def run(self, question: str) -> tuple[dict[str, float], list[int]]:
-        from qa.answer import ANSWER_PASSAGES, compose_answer
+        from qa.answer import compose_answer
         from qa.search import _hits, _keyword_ranking, reciprocal_rank_fusion
 
         index, store = self.index, self.index._store
@@ -93,8 +93,7 @@ class Stages:
                                               DENSE_CANDIDATES, None)
         ms["fusion"], fused = timed(lambda: reciprocal_rank_fusion([dense, keyword])[:k])
         ms["fetch hits (chunks)"], hits = timed(_hits, store, fused, query_vectors[0])
-        ms["fetch sentences"], sentences = timed(
-            store.sentences, [hit.chunk_id for hit in hits[:ANSWER_PASSAGES]])
+        ms["fetch sentences"], sentences = timed(store.sentences, [hit.chunk_id for hit in hits])
         ms["compose answer"], _ = timed(compose_answer, question, query_vectors[0], hits,
                                         sentences, index.settings.min_score)
         return ms, [hit.chunk_id for hit in hits]
