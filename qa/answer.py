@@ -1,37 +1,75 @@
 """Answer: a short extractive answer whose every sentence cites the passage it is from.
 
-No language model is needed. The sentences of the top passages are ranked twice:
-by the cosine similarity of their vectors (embedded in their passage's context at
-indexing time, so this is a handful of dot products) and by BM25 over those
-sentences (words and their Snowball stems, so "resigned" matches "resigned"
-best and "resignation" too); the two rankings are fused by reciprocal rank, as
-passages are. On SciFact's gold evidence this picks an evidence sentence more
-often than either ranking alone. When even the most similar sentence is not
-similar enough, the answer says plainly that the documents do not contain it and
-cites nothing.
+No language model is needed. Each sentence of the top passages is scored by four
+signals, chosen and weighed on reading-comprehension data (SQuAD articles with
+an even title hash; the odd ones held out, see `qa eval squad`):
+
+- coverage: the share of the question's content words (Porter stems, weighted by
+  their inverse document frequency over the whole index, so "California" counts
+  for little in a corpus about California) that the sentence holds;
+- window coverage: the same over the sentence and its neighbours, since a
+  question often names what a neighbouring sentence said ("It was built in...");
+- similarity: the cosine similarity of the sentence's vector (embedded in its
+  passage's context at indexing time, so no model call here) to the question's;
+- answer type: a "when" question wants a date, "how many" a number, "who" and
+  "where" a name the question does not already hold.
+
+Weights (fitted by a listwise softmax, rounded): 4, 1.5, 6 and 2; held out,
+they quote a sentence holding the answer first 0.887 of the time, against 0.75
+for the cosine/BM25 rank fusion they replace. The best sentence is quoted, and
+a second when it scores close behind and is itself similar to the question. A
+sentence that starts by referring back ("It", "This", "But"...) brings its
+previous sentence when that holds question words it lacks. Headings and labels
+are never quoted. When even the most similar sentence is not similar enough,
+the answer says plainly that the documents do not contain it and cites nothing.
 """
 
 import functools
 import math
 import re
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import snowballstemmer
 
-from qa.search import Hit, reciprocal_rank_fusion
+from qa.search import Hit
 from qa.store import SentenceRow
 
-ANSWER_PASSAGES = 3  # the sentences of this many top passages compete to be quoted
-MAX_SENTENCES = 2
+ANSWER_PASSAGES = 5  # the sentences of this many top passages compete to be quoted
+WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0}
+SECOND_QUOTE_MARGIN = 1.0  # a second sentence is quoted if it scores this close to the best
 MIN_QUOTE_WORDS = 3
-CLOSE_FUSED = 0.98  # a further sentence is quoted if its fused score is this close to the best
-BM25_K1, BM25_B = 1.2, 0.75
 NOT_FOUND = "The documents do not contain an answer to this question."
 _WORD = re.compile(r"\w+")
-_STEMMER = snowballstemmer.stemmer("english")
+_STEMMER = snowballstemmer.stemmer("porter")  # the algorithm of SQLite FTS5's porter tokenizer
+_STOPWORDS = frozenset((
+    "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and",
+    "or", "but", "nor", "is", "are", "was", "were", "be", "been", "being", "am", "do",
+    "does", "did", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
+    "that", "this", "these", "those", "it", "its", "as", "into", "than", "then", "there",
+    "their", "they", "them", "he", "him", "his", "she", "her", "hers", "has", "have", "had",
+    "having", "not", "no", "can", "could", "would", "should", "will", "shall", "may",
+    "might", "must", "about", "over", "under", "after", "before", "during", "between",
+    "through", "up", "down", "out", "off", "also", "such", "any", "some", "many", "much",
+    "more", "most", "other", "s", "i", "you", "your", "we", "our", "us", "me", "my",
+))
+_REFERS_BACK = re.compile(
+    r"(it|its|this|these|that|those|he|his|she|her|they|their|them|but|however|also|such|"
+    r"both|then|there)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
+_TIME_QUESTION = re.compile(
+    r"\b(when|what year|which year|what decade|what century|what date|how long ago)\b", re.I)
+_NUMBER_QUESTION = re.compile(
+    r"\b(how many|how much|what percent|what percentage|how large|how big|how long|how far|"
+    r"how old|how high|how tall|what population)\b", re.I)
+_NAME_QUESTION = re.compile(r"\b(who|whom|whose|where)\b", re.I)
+_TIME = re.compile(
+    r"\b(1\d{3}|20\d{2})s?\b|\b(january|february|march|april|may|june|july|august|"
+    r"september|october|november|december|century|centuries)\b", re.I)
+_NUMBER = re.compile(
+    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+    r"hundred|thousand|million|billion|dozen)\b", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +104,8 @@ class Answer:
         they support it.
     notice: why the answer is not the one asked for (e.g. the LLM was unreachable).
     removed_markers: `[n]` markers the LLM wrote that pointed at no passage.
+    score: how well the best sentence of the passages answers the question; the
+        answer is "not found" when it is below `Settings.min_score`.
     """
 
     question: str
@@ -76,10 +116,12 @@ class Answer:
     claims: tuple["Claim", ...] = ()
     notice: str | None = None
     removed_markers: int = 0
+    score: float = 0.0
 
     def to_dict(self) -> dict:
         return {
             "question": self.question, "answer": self.text, "found": self.found,
+            "score": round(self.score, 4),
             "citations": [citation.to_dict() for citation in self.citations],
             "mode": self.mode, "claims": [claim.to_dict() for claim in self.claims],
             "notice": self.notice, "removed_markers": self.removed_markers,
@@ -106,46 +148,140 @@ class Claim:
 
 def compose_answer(
     question: str, query_vector: np.ndarray, hits: Sequence[Hit],
-    sentences: Sequence[SentenceRow], min_score: float,
+    sentences: Sequence[SentenceRow], min_score: float, idf: Mapping[str, float],
 ) -> Answer:
-    """Quote the sentences of the top hits that best match the question, or say none does."""
+    """Quote the sentences of the top hits that best answer the question, or say none does.
+
+    idf: the inverse document frequency of each of `question_terms(question)`.
+    """
     by_chunk = {hit.chunk_id: hit for hit in hits[:ANSWER_PASSAGES]}
-    sentences = _candidates(sentences, by_chunk)
-    if not sentences:
+    candidates = _candidates(sentences, by_chunk)
+    if not candidates:
         return Answer(question, NOT_FOUND, False, ())
-    similarities = np.stack([s.vector for s in sentences]) @ query_vector
-    if similarities.max() < min_score:
-        return Answer(question, NOT_FOUND, False, ())
-    quotes = [_quote(by_chunk[s.chunk_id], s) for s in sentences]
+    similarities = np.array([c.sentence.vector @ query_vector for c in candidates])
+    score = float(similarities.max())
+    if score < min_score:
+        return Answer(question, NOT_FOUND, False, (), score=score)
+    scores = _scores(question, candidates, similarities, _blend(idf, candidates))
+    order = np.argsort(-scores, kind="stable")
+    chosen = [order[0]] + [
+        i for i in order[1:2]
+        if scores[i] >= scores[order[0]] - SECOND_QUOTE_MARGIN and similarities[i] >= min_score
+    ]
     numbers: dict[int, int] = {}
     citations, parts = [], []
-    for i in _choose(similarities, bm25_scores(question, quotes)):
-        sentence, hit = sentences[i], by_chunk[sentences[i].chunk_id]
+    for i in chosen:
+        candidate = candidates[i]
+        start, end = _with_antecedent(candidate, question, idf)
+        hit = candidate.hit
+        quote = hit.text[start - hit.start:end - hit.start]
         n = numbers.setdefault(hit.chunk_id, len(numbers) + 1)
-        citations.append(Citation(n, hit, quotes[i], sentence.start, sentence.end))
-        parts.append(f"{' '.join(quotes[i].split())} [{n}]")
-    return Answer(question, " ".join(parts), True, tuple(citations))
+        citations.append(Citation(n, hit, quote, start, end))
+        parts.append(f"{' '.join(quote.split())} [{n}]")
+    return Answer(question, " ".join(parts), True, tuple(citations), score=score)
 
 
-def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
-    """BM25 of each text for the query, the texts themselves being the collection."""
-    query_terms = set(_terms(query))
-    documents = [Counter(_terms(text)) for text in texts]
-    average = sum(sum(d.values()) for d in documents) / max(len(documents), 1) or 1.0
-    frequency = Counter(term for d in documents for term in query_terms & d.keys())
-    scores = np.zeros(len(documents))
-    for i, counts in enumerate(documents):
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * sum(counts.values()) / average)
-        for term in query_terms & counts.keys():
-            idf = math.log(1 + (len(documents) - frequency[term] + 0.5) / (frequency[term] + 0.5))
-            scores[i] += idf * counts[term] * (BM25_K1 + 1) / (counts[term] + norm)
-    return scores
+def question_terms(question: str) -> list[str]:
+    """The stems of a question's content words, whose IDF `compose_answer` needs."""
+    return list(dict.fromkeys(_stem(word) for word in _words(question)))
 
 
-def _terms(text: str) -> list[str]:
-    """Lower-cased words and, marked apart, their stems: an exact match counts for both."""
-    words = _WORD.findall(text.lower())
-    return words + ["~" + _stem(word) for word in words]
+def inverse_document_frequency(frequencies: Mapping[str, int], passages: int) -> dict[str, float]:
+    """BM25's IDF of each term, from the number of passages (of `passages`) holding it."""
+    return {term: math.log(1 + (passages - df + 0.5) / (df + 0.5))
+            for term, df in frequencies.items()}
+
+
+def _blend(idf: Mapping[str, float], candidates: Sequence["_Candidate"]) -> dict[str, float]:
+    """The mean of each term's IDF over the index's passages and over the candidate
+    sentences: the first knows the corpus, the second still tells words apart when the
+    index is a handful of passages that all share them."""
+    held = [{_stem(word) for word in _words(c.text)} for c in candidates]
+    local = inverse_document_frequency(
+        {term: sum(term in stems for stems in held) for term in idf}, len(held))
+    return {term: (idf[term] + local[term]) / 2 for term in idf}
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """A quotable sentence, with its passage and the sentences around it there."""
+
+    sentence: SentenceRow
+    hit: Hit
+    text: str
+    previous: SentenceRow | None
+    following: SentenceRow | None
+
+
+def _scores(
+    question: str, candidates: Sequence[_Candidate], similarities: np.ndarray,
+    idf: Mapping[str, float],
+) -> np.ndarray:
+    wanted = set(_words(question))
+    answer_type = _answer_type(question)
+    rows = []
+    for candidate in candidates:
+        hit = candidate.hit
+        window = " ".join(_text(hit, s) for s in (candidate.previous, candidate.following) if s)
+        text = candidate.text
+        if candidate.previous and _REFERS_BACK.match(text):  # read as "<previous> It was..."
+            text = f"{_text(hit, candidate.previous)} {text}"
+        rows.append((
+            _coverage(wanted, text, idf),
+            _coverage(wanted, f"{window} {candidate.text}", idf),
+            answer_type(question, candidate.text) if answer_type else 0.0,
+        ))
+    coverage, window, typed = np.array(rows).T
+    return (WEIGHTS["coverage"] * coverage + WEIGHTS["window"] * window
+            + WEIGHTS["similarity"] * similarities + WEIGHTS["answer_type"] * typed)
+
+
+def _coverage(wanted: set[str], text: str, idf: Mapping[str, float]) -> float:
+    """The IDF-weighted share of the wanted words that `text` holds: half for the word's
+    stem, half for the word itself ("resigned" matches "resigned" best, "resign" too)."""
+    total = sum(idf.get(_stem(word), 0.0) for word in wanted)
+    if not total:
+        return 0.0
+    words = set(_words(text))
+    stems = {_stem(word) for word in words}
+    held = sum(idf.get(_stem(w), 0.0) * ((_stem(w) in stems) + (w in words)) for w in wanted)
+    return held / (2 * total)
+
+
+def _answer_type(question: str):
+    """What kind of answer the question asks for, as a test of a sentence; None if any."""
+    if _TIME_QUESTION.search(question):
+        return lambda _, text: float(bool(_TIME.search(text)))
+    if _NUMBER_QUESTION.search(question):
+        return lambda _, text: float(bool(_NUMBER.search(text)))
+    if _NAME_QUESTION.search(question):
+        return _has_new_name
+    return None
+
+
+def _has_new_name(question: str, text: str) -> float:
+    """Whether the sentence holds a capitalised word (past its first) the question lacks."""
+    asked = {word.lower() for word in _WORD.findall(question)}
+    words = _WORD.findall(text)[1:]
+    return float(any(w[0].isupper() and w.lower() not in asked for w in words))
+
+
+def _with_antecedent(candidate: _Candidate, question: str, idf: Mapping[str, float]):
+    """The quote's span: the sentence, and its previous one when the sentence opens by
+    referring back to it and the previous one holds question words the sentence lacks."""
+    sentence, previous = candidate.sentence, candidate.previous
+    if previous is None or not _REFERS_BACK.match(candidate.text):
+        return sentence.start, sentence.end
+    wanted = set(_words(question))
+    both = f"{_text(candidate.hit, previous)} {candidate.text}"
+    if _coverage(wanted, both, idf) > _coverage(wanted, candidate.text, idf):
+        return previous.start, sentence.end
+    return sentence.start, sentence.end
+
+
+def _words(text: str) -> list[str]:
+    """The content words of `text`, lower-cased (stopwords left out)."""
+    return [word for word in _WORD.findall(text.lower()) if word not in _STOPWORDS]
 
 
 @functools.lru_cache(maxsize=65536)
@@ -154,31 +290,54 @@ def _stem(word: str) -> str:
     return _STEMMER.stemWord(word)
 
 
-def _choose(similarities: np.ndarray, lexical: np.ndarray) -> list[int]:
-    """Indexes of the best sentence and of those close behind it, best first."""
-    rankings = [list(np.argsort(-scores, kind="stable")) for scores in (similarities, lexical)]
-    fused = reciprocal_rank_fusion(rankings)
-    best = fused[0][1]
-    return [int(i) for i, score in fused[:MAX_SENTENCES] if score >= CLOSE_FUSED * best]
-
-
-def _candidates(sentences: Sequence[SentenceRow], by_chunk: dict[int, Hit]) -> list[SentenceRow]:
-    """The quotable sentences, once each (overlapping chunks repeat some), in retrieval order."""
+def _candidates(sentences: Sequence[SentenceRow], by_chunk: dict[int, Hit]) -> list[_Candidate]:
+    """The quotable sentences, once each (overlapping chunks repeat some), in retrieval order,
+    each trimmed of headings and labels glued to its start."""
     seen: set[tuple[str, int, int]] = set()
-    unique = []
-    ours = [s for s in sentences if s.chunk_id in by_chunk]
-    for sentence in sorted(ours, key=lambda s: by_chunk[s.chunk_id].rank):
-        place = (by_chunk[sentence.chunk_id].source, sentence.start, sentence.end)
-        if place not in seen and _quotable(_quote(by_chunk[sentence.chunk_id], sentence)):
-            seen.add(place)
-            unique.append(sentence)
-    return unique
+    candidates = []
+    ours = sorted((s for s in sentences if s.chunk_id in by_chunk),
+                  key=lambda s: (by_chunk[s.chunk_id].rank, s.start))
+    for i, sentence in enumerate(ours):
+        hit = by_chunk[sentence.chunk_id]
+        sentence = _without_labels(hit, sentence)
+        place = (hit.source, sentence.start, sentence.end)
+        text = _text(hit, sentence)
+        if place in seen or not _quotable(text):
+            continue
+        seen.add(place)
+        same = [s for s in ours[max(i - 1, 0):i + 2] if s.chunk_id == hit.chunk_id]
+        previous = next((s for s in same if s.end <= sentence.start), None)
+        following = next((s for s in same if s.start >= sentence.end), None)
+        candidates.append(_Candidate(sentence, hit, text, previous, following))
+    return candidates
+
+
+def _without_labels(hit: Hit, sentence: SentenceRow) -> SentenceRow:
+    """The sentence without the lines that end in no punctuation at its start or after its
+    end: headings and labels a sentence splitter joins to the sentence beside them."""
+    text = _text(hit, sentence)
+    lines = text.split("\n")
+    while len(lines) > 1 and not _SENTENCE_END.search(lines[0]):
+        lines.pop(0)
+    while len(lines) > 1 and not _SENTENCE_END.search(lines[-1]) and \
+            _SENTENCE_END.search(lines[-2]):
+        lines.pop()
+    kept = "\n".join(lines)
+    if kept == text:
+        return sentence
+    offset = text.index(kept) + len(kept) - len(kept.lstrip())
+    start = sentence.start + offset
+    return SentenceRow(sentence.chunk_id, start, start + len(kept.strip()), sentence.vector)
 
 
 def _quotable(text: str) -> bool:
-    """A statement worth quoting: not a Markdown heading, not a label of a word or two."""
-    return not text.lstrip().startswith("#") and len(_WORD.findall(text)) >= MIN_QUOTE_WORDS
+    """A statement worth quoting: not a Markdown heading, not a label (a few words with no
+    closing punctuation), not a word or two."""
+    words = len(_WORD.findall(text))
+    if text.lstrip().startswith("#") or words < MIN_QUOTE_WORDS:
+        return False
+    return words >= 8 or bool(_SENTENCE_END.search(text))
 
 
-def _quote(hit: Hit, sentence: SentenceRow) -> str:
+def _text(hit: Hit, sentence: SentenceRow) -> str:
     return hit.text[sentence.start - hit.start: sentence.end - hit.start]

@@ -1,6 +1,7 @@
 """The `qa` command: index folders, ask and search from the terminal, list and remove documents."""
 
 import argparse
+import functools
 import json
 import logging
 import os
@@ -135,26 +136,38 @@ def _add_eval(commands, common: argparse.ArgumentParser) -> None:
         "evidence", help="how often the quoted sentence is gold evidence (SciFact rationales)"
     )
     evidence.set_defaults(run=_eval_evidence)
-    for kind in (beir, evidence):
-        kind.add_argument("dataset", metavar="DIR", help="corpus.jsonl, queries.jsonl, qrels/")
+    squad = kinds.add_parser(
+        "squad", help="whether the quoted sentence holds the answer (SQuAD v1.1/v2.0 JSON)"
+    )
+    squad.add_argument("--mode", choices=["extractive", "llm"], default="extractive",
+                       help="how answers are written (default: %(default)s)")
+    squad.add_argument("--plot", metavar="FILE",
+                       help="save the refusal threshold's trade-off curve (PNG)")
+    _add_llm_options(squad)
+    squad.set_defaults(run=_eval_squad)
+    beir.add_argument("dataset", metavar="DIR", help="corpus.jsonl, queries.jsonl, qrels/")
+    evidence.add_argument("dataset", metavar="DIR", help="corpus.jsonl, queries.jsonl, qrels/")
+    squad.add_argument("dataset", metavar="FILE", help="a SQuAD-format JSON file")
+    for kind in (beir, evidence, squad):
         kind.add_argument("--index", default=None, metavar="CACHE_DIR",
                           help="keep the corpus and its index here, to reuse next time "
                                "(default: a temporary folder)")
         kind.add_argument("--model", default=None, help="embedding model, by name or path")
         kind.add_argument("--split", choices=["all", "even", "odd"], default="all",
-                          help="queries with even ids (for tuning) or odd ids (held out)")
+                          help="queries with even ids, or SQuAD articles with an even title "
+                               "hash (for tuning), or the odd ones (held out)")
         kind.add_argument("--json", action="store_true", help="print JSON")
         kind.add_argument("-v", "--verbose", action="store_true", help="log what happens")
 
 
-def _eval_index(args: argparse.Namespace, corpus: dict):
-    """The product's index of the corpus, in --index or a temporary folder."""
-    from qa import evaluate
+def _eval_index(args: argparse.Namespace, write_corpus, settings: Settings | None = None):
+    """The product's index of a corpus that `write_corpus(folder)` writes, in --index or a
+    temporary folder."""
     from qa.index import Index
 
     cache = Path(args.index or tempfile.mkdtemp(prefix="qa-eval-"))
-    evaluate.write_corpus(corpus, cache / "corpus")
-    index = Index.create(cache / "index", _settings(args))
+    write_corpus(cache / "corpus")
+    index = Index.create(cache / "index", settings or _settings(args))
     report = index.add([cache / "corpus"])
     print(f"corpus index in {cache}: {report.summary()}", file=sys.stderr)
     return index, cache
@@ -165,7 +178,7 @@ def _eval_beir(args: argparse.Namespace) -> int:
 
     corpus, queries, qrels = evaluate.load_beir(args.dataset)
     queries = evaluate.split_queries(queries, args.split)
-    index, cache = _eval_index(args, corpus)
+    index, cache = _eval_index(args, functools.partial(evaluate.write_corpus, corpus))
     modes = list(MODES) if args.mode == "all" else [args.mode]
     results = evaluate.evaluate_beir(index, queries, qrels, modes)
     name = Path(args.dataset).name
@@ -188,7 +201,7 @@ def _eval_evidence(args: argparse.Namespace) -> int:
     from qa import evaluate
 
     corpus, _, _ = evaluate.load_beir(args.dataset)
-    index, cache = _eval_index(args, corpus)
+    index, cache = _eval_index(args, functools.partial(evaluate.write_corpus, corpus))
     result = evaluate.evaluate_evidence(index, args.dataset, cache / "corpus", args.split)
     if args.json:
         _print_json({"dataset": Path(args.dataset).name, "split": args.split, **result})
@@ -197,6 +210,36 @@ def _eval_evidence(args: argparse.Namespace) -> int:
               f"first quote is gold evidence, end to end:         {result['end_to_end']:.3f}\n"
               f"first quote is gold evidence, gold document given: "
               f"{result['given_document']:.3f}")
+    _discard(args, cache)
+    return 0
+
+
+def _eval_squad(args: argparse.Namespace) -> int:
+    from qa import squad
+
+    articles = squad.load_squad(args.dataset, args.split)
+    threshold = Settings().min_score
+    # answers are not refused while asking, so that every threshold's trade-off can be
+    # computed from one run; the product's own threshold then gives the figures
+    index, cache = _eval_index(args, functools.partial(squad.write_corpus, articles),
+                               replace(_settings(args), min_score=0.0))
+    index.llm = _llm_config(args)
+    outcomes = squad.ask_all(index, articles, args.mode)
+    curve = squad.refusal_curve(outcomes, [round(0.05 * i, 2) for i in range(15)])
+    result = squad.metrics(squad.refuse_below(outcomes, threshold))
+    name = Path(args.dataset).name
+    if args.plot:
+        squad.plot_curve(curve, threshold, f"{name} ({args.split}, {args.mode})", Path(args.plot))
+    if args.json:
+        _print_json({"dataset": name, "split": args.split, "mode": args.mode,
+                     "min_score": threshold, **result, "curve": curve})
+    else:
+        print(f"{name} ({args.split}, {args.mode}): {result['answerable']} answerable and "
+              f"{result['impossible']} unanswerable questions")
+        for metric in ("quote@1", "quote@any", "passage@5", "false_refusal",
+                       "refused_impossible"):
+            print(f"{metric:<20}{result[metric]:.3f}")
+        print(f"{'ask p50':<20}{result['ask_p50_ms']:.1f} ms")
     _discard(args, cache)
     return 0
 

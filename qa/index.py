@@ -24,7 +24,13 @@ import numpy as np
 from filelock import FileLock, Timeout
 from tqdm import tqdm
 
-from qa.answer import Answer, compose_answer
+from qa.answer import (
+    ANSWER_PASSAGES,
+    Answer,
+    compose_answer,
+    inverse_document_frequency,
+    question_terms,
+)
 from qa.chunking import Chunk, chunk_document
 from qa.conversation import standalone_question
 from qa.documents import Document, LoadError, find_files, is_supported, load
@@ -232,15 +238,20 @@ class Index:
         llm = self._llm_for(mode)
         query = (llm and history and rewrite_question(llm, question, history)
                  or standalone_question(question, history))
-        query_vectors, results = self._search([query], k or self.settings.k, "hybrid", within)
+        k = k or self.settings.k
+        # the sentences of the top ANSWER_PASSAGES passages compete, whatever k asks for
+        query_vectors, results = self._search([query], max(k, ANSWER_PASSAGES), "hybrid", within)
         hits = results[0]
         sentences = self._store.sentences([hit.chunk_id for hit in hits])
-        extractive = compose_answer(question, query_vectors[0], hits, sentences,
-                                    self.settings.min_score)
+        terms = question_terms(query)
+        idf = inverse_document_frequency(*self._store.term_frequencies(terms)) if terms else {}
+        extractive = compose_answer(query, query_vectors[0], hits, sentences,
+                                    self.settings.min_score, idf)
+        extractive = replace(extractive, question=question)
         if llm is None or not extractive.found:  # nothing relevant: no need to ask a model
             yield extractive
             return
-        yield from llm_answer(llm, question, hits, extractive, self._embedder, sentences)
+        yield from llm_answer(llm, question, hits[:k], extractive, self._embedder, sentences)
 
     def _llm_for(self, mode: AnswerMode) -> LLMConfig | None:
         if mode == "extractive":

@@ -118,6 +118,8 @@ class Store:
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.executescript(_SCHEMA)
+            self._db.execute(  # the keyword index's terms and how many chunks hold each
+                "CREATE VIRTUAL TABLE temp.chunks_vocab USING fts5vocab(main, chunks_fts, row)")
         except sqlite3.DatabaseError as error:
             raise _database_error(path, error) from error
         self._lock = threading.RLock()
@@ -235,6 +237,17 @@ class Store:
             list(chunk_ids),
         )
         return [SentenceRow(*row[:3], _vector(row[3])) for row in rows]
+
+    def term_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """How many chunks hold each of `terms` (Porter stems, as the keyword index keeps
+        them), and how many chunks there are."""
+        rows = self._query(
+            f"SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({_marks(terms)})",
+            list(terms),
+        )
+        found = dict(rows)
+        total = self._query("SELECT count(*) FROM chunks")[0][0]
+        return {term: found.get(term, 0) for term in terms}, total
 
     def keyword_search(
         self, match: str, limit: int, among: Sequence[int] | None = None

@@ -2,9 +2,26 @@
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import SEED_FILE
 
 
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Who is due to step down from his seat in November?", "Cedillo is due to step down"),
+    ("Who called for everyone involved to resign?", "Eric Garcetti and even President Biden"),
+    ("Where were protestors gathered?", "outside of his Eagle Rock home"),
+])
+def test_the_first_quote_is_the_sentence_that_answers(seed_index, question, expected):
+    answer = seed_index.ask(question, k=1)
+
+    assert answer.found
+    assert expected in answer.citations[0].quote
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known miss: the de León sentence ('no plans to resign after a leaked audio recording') "
+    "holds both question words and outscores 'Martinez and Herrera have since resigned.'"))
 def test_answer_quotes_the_sentence_that_answers(seed_index):
     answer = seed_index.ask("Who has resigned over the recording?")
 

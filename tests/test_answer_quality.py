@@ -1,0 +1,64 @@
+"""What a reader sees in an extractive answer: no headings or labels in quotes, a second
+quote only when it is relevant itself, and a sentence that refers back brings its antecedent."""
+
+import pytest
+
+from qa import Index
+
+
+@pytest.fixture(scope="module")
+def notes_index(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("notes")
+    (folder / "lighthouse.txt").write_text(
+        "Pelican Bay Lighthouse Notes\n"
+        "The Pelican Bay lighthouse was built in 1871 by the harbour board.\n"
+        "The tower is 41 metres tall.\n"
+        "Opening Hours\n"
+        "Visitors may climb the tower on Sundays between ten and four.\n\n"
+        "The keeper's cottage burned down in a storm. It was rebuilt by volunteers in 1950.\n",
+        encoding="utf-8",
+    )
+    (folder / "bakery.txt").write_text(
+        "The bakery on Mill Street sells rye bread every morning. Its owner, Anna Berg, "
+        "learned baking in Hamburg.\n", encoding="utf-8")
+    index = Index.build([folder], path=tmp_path_factory.mktemp("index") / "index")
+    yield index
+    index.close()
+
+
+def test_a_heading_is_never_part_of_a_quote(notes_index):
+    answer = notes_index.ask("When was the Pelican Bay lighthouse built?")
+
+    first = answer.citations[0]
+    assert first.quote == "The Pelican Bay lighthouse was built in 1871 by the harbour board."
+    assert all("Notes" not in c.quote and "Opening Hours" not in c.quote
+               for c in answer.citations)
+
+
+def test_a_when_question_is_answered_by_the_sentence_with_the_date(notes_index):
+    answer = notes_index.ask("When can visitors climb the tower?")
+
+    assert answer.citations[0].quote.startswith("Visitors may climb the tower on Sundays")
+
+
+def test_a_second_quote_must_be_relevant_itself(notes_index):
+    answer = notes_index.ask("Who owns the bakery on Mill Street?")
+
+    assert "Anna Berg" in answer.citations[0].quote
+    assert all("lighthouse" not in c.quote.lower() for c in answer.citations)
+
+
+def test_a_quote_that_refers_back_brings_its_previous_sentence(notes_index):
+    answer = notes_index.ask("Who rebuilt the keeper's cottage?")
+
+    first = answer.citations[0]
+    assert first.quote == ("The keeper's cottage burned down in a storm. "
+                           "It was rebuilt by volunteers in 1950.")
+    document = notes_index.document_text(first.hit.source)
+    assert document[first.start:first.end] == first.quote
+
+
+def test_k_of_one_still_finds_the_answering_sentence(notes_index):
+    answer = notes_index.ask("How tall is the tower?", k=1)
+
+    assert "41 metres" in answer.citations[0].quote
