@@ -1,25 +1,38 @@
-"""The `qa` command: index folders, ask and search from the terminal, list and remove documents."""
+"""The `qa` command: index folders, ask and search from the terminal, list and remove documents.
+
+Other packages add commands through the `qa.commands` entry-point group: each entry
+point names a function `register(commands, common)` that adds a subparser to
+`commands` (with `common` as a parent, for the shared options) and sets its `run`.
+That is how `ui` adds `qa serve` without `qa` importing `ui`.
+"""
 
 import argparse
+import importlib.metadata
 import json
 import logging
 import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from qa.backends import KINDS, BackendConfig
 from qa.errors import QAError
 from qa.search import MODES
 from qa.settings import Settings
 
 DEFAULT_INDEX = ".qa-index"
+COMMANDS_GROUP = "qa.commands"
+Register = Callable[[argparse._SubParsersAction, argparse.ArgumentParser], None]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def main(
+    argv: Sequence[str] | None = None, commands: Mapping[str, Register] | None = None
+) -> int:
+    """Run `qa` with the commands of the `qa.commands` entry points and `commands`."""
+    args = _parser({**_plugin_commands(), **(commands or {})}).parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s: %(message)s")
     try:
@@ -38,6 +51,15 @@ def _common_options(defaults: bool) -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--index", default=default(os.environ.get("QA_INDEX", DEFAULT_INDEX)),
                         help="the index folder (default: $QA_INDEX or .qa-index)")
+    common.add_argument("--backend", choices=KINDS,
+                        default=default(os.environ.get("QA_BACKEND") or "sqlite"),
+                        help="where the index lives: sqlite (files in the index folder) or "
+                             "milvus (default: $QA_BACKEND or sqlite)")
+    common.add_argument("--milvus-uri", metavar="URI",
+                        default=default(os.environ.get("QA_MILVUS_URI")),
+                        help="a Milvus Lite file (*.db) or server (http://host:19530); default: "
+                             "$QA_MILVUS_URI or milvus.db in the index folder. A token, if the "
+                             "server needs one, is read from $QA_MILVUS_TOKEN")
     common.add_argument("--model", default=default(None),
                         help="embedding model, by name or path (default: the index's own, "
                              "or the bundled all-MiniLM-L6-v2 for a new index)")
@@ -46,7 +68,12 @@ def _common_options(defaults: bool) -> argparse.ArgumentParser:
     return common
 
 
-def _parser() -> argparse.ArgumentParser:
+def _plugin_commands() -> dict[str, Register]:
+    """The commands other installed packages add (entry-point group `qa.commands`)."""
+    return {ep.name: ep.load() for ep in importlib.metadata.entry_points(group=COMMANDS_GROUP)}
+
+
+def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qa", description=__doc__,
                                      parents=[_common_options(defaults=True)])
     common = _common_options(defaults=False)
@@ -60,6 +87,9 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--strict", action="store_true", help="exit 1 if any file failed")
     index.add_argument("--max-file-mb", type=float, default=Settings().max_file_mb,
                        help="skip larger files (default: %(default)g)")
+    index.add_argument("--ray", nargs="?", const=True, default=False, metavar="ADDRESS",
+                       help="read and embed the files on a Ray cluster: a local one (2 CPUs) "
+                            "without ADDRESS, else e.g. ray://head:10001 or auto")
     index.set_defaults(run=_index)
 
     for name, run, help_text in (("ask", _ask, "answer a question with citations"),
@@ -73,22 +103,14 @@ def _parser() -> argparse.ArgumentParser:
     commands.choices["ask"].add_argument(
         "--llm", action="store_true", help="have the configured language model write the answer"
     )
-    _add_llm_options(commands.choices["ask"])
+    add_llm_options(commands.choices["ask"])
 
     docs = commands.add_parser("docs", parents=[common], help="list the indexed documents")
     docs.add_argument("--json", action="store_true", help="print JSON")
     docs.set_defaults(run=_docs)
 
-    serve = commands.add_parser("serve", parents=[common], help="serve the web chat")
-    serve.add_argument("--host", default="127.0.0.1",
-                       help="address to listen on (default: %(default)s, this machine only)")
-    serve.add_argument("--port", type=int, default=7860, help="default: %(default)s")
-    serve.add_argument("--auth", default=os.environ.get("QA_AUTH"), metavar="USER:PASS",
-                       help="require this login (default: $QA_AUTH)")
-    serve.add_argument("--max-upload-mb", type=int, default=50,
-                       help="largest file accepted for upload (default: %(default)s)")
-    _add_llm_options(serve)
-    serve.set_defaults(run=_serve)
+    for register in plugins.values():
+        register(commands, common)
 
     _add_eval(commands, common)
 
@@ -98,7 +120,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_llm_options(command: argparse.ArgumentParser) -> None:
+def add_llm_options(command: argparse.ArgumentParser) -> None:
     group = command.add_argument_group(
         "language model", "an OpenAI-compatible endpoint (Ollama, llama.cpp server, vLLM, "
         "OpenAI); defaults from QA_LLM_BASE_URL, QA_LLM_MODEL, QA_LLM_API_KEY, QA_LLM_TIMEOUT")
@@ -109,7 +131,7 @@ def _add_llm_options(command: argparse.ArgumentParser) -> None:
                        help="wait at most this long for the first token (default 20)")
 
 
-def _llm_config(args: argparse.Namespace):
+def llm_config(args: argparse.Namespace):
     from qa.llm import LLMConfig
 
     config = LLMConfig.from_env()
@@ -141,6 +163,10 @@ def _add_eval(commands, common: argparse.ArgumentParser) -> None:
                           help="keep the corpus and its index here, to reuse next time "
                                "(default: a temporary folder)")
         kind.add_argument("--model", default=None, help="embedding model, by name or path")
+        kind.add_argument("--backend", choices=KINDS, default="sqlite",
+                          help="where the corpus index lives (default: %(default)s)")
+        kind.add_argument("--milvus-uri", metavar="URI", default=None,
+                          help="Milvus Lite file or server (default: milvus.db in the index)")
         kind.add_argument("--split", choices=["all", "even", "odd"], default="all",
                           help="queries with even ids (for tuning) or odd ids (held out)")
         kind.add_argument("--json", action="store_true", help="print JSON")
@@ -154,7 +180,7 @@ def _eval_index(args: argparse.Namespace, corpus: dict):
 
     cache = Path(args.index or tempfile.mkdtemp(prefix="qa-eval-"))
     evaluate.write_corpus(corpus, cache / "corpus")
-    index = Index.create(cache / "index", _settings(args))
+    index = Index.create(cache / "index", _settings(args), backend_config(args))
     report = index.add([cache / "corpus"])
     print(f"corpus index in {cache}: {report.summary()}", file=sys.stderr)
     return index, cache
@@ -211,10 +237,14 @@ def _settings(args: argparse.Namespace) -> Settings:
     return Settings(model=args.model, **({"max_file_mb": limit} if limit else {}))
 
 
+def backend_config(args: argparse.Namespace) -> BackendConfig:
+    return BackendConfig(args.backend, args.milvus_uri, os.environ.get("QA_MILVUS_TOKEN") or None)
+
+
 def _open(args: argparse.Namespace):
     from qa.index import Index
 
-    return Index.open(args.index, _settings(args))
+    return Index.open(args.index, _settings(args), backend_config(args))
 
 
 def _index(args: argparse.Namespace) -> int:
@@ -222,9 +252,10 @@ def _index(args: argparse.Namespace) -> int:
 
     if args.rebuild:
         paths = args.paths or [doc.path for doc in _open(args).documents()]
-        report = Index.rebuild(paths, args.index, _settings(args))
+        report = Index.rebuild(paths, args.index, _settings(args), backend_config(args), args.ray)
     elif args.paths:
-        report = Index.create(args.index, _settings(args)).add(args.paths)
+        index = Index.create(args.index, _settings(args), backend_config(args))
+        report = index.add(args.paths, args.ray)
     else:
         raise QAError("name the files or folders to index")
     for path, reason in report.failed:
@@ -237,7 +268,7 @@ def _index(args: argparse.Namespace) -> int:
 
 def _ask(args: argparse.Namespace) -> int:
     index = _open(args)
-    index.llm = _llm_config(args)
+    index.llm = llm_config(args)
     mode = "llm" if args.llm else "extractive"
     answer = None
     for event in index.ask_stream(args.question, k=args.k, mode=mode):
@@ -301,17 +332,6 @@ def _remove(args: argparse.Namespace) -> int:
             print(f"qa: not in the index: {path}", file=sys.stderr)
             status = 1
     return status
-
-
-def _serve(args: argparse.Namespace) -> int:
-    if args.auth is not None and ":" not in args.auth:
-        raise QAError("--auth (or QA_AUTH) must be USER:PASSWORD")
-    auth = tuple(args.auth.split(":", 1)) if args.auth else None
-    from ui.app import serve
-
-    serve(args.index, host=args.host, port=args.port, auth=auth,
-          max_upload_mb=args.max_upload_mb, llm=_llm_config(args))
-    return 0
 
 
 def _place(hit, start: int, end: int) -> str:
