@@ -11,6 +11,7 @@ import importlib.metadata
 import json
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -89,7 +90,7 @@ def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
                        help="skip larger files (default: %(default)g)")
     index.add_argument("--ray", nargs="?", const=True, default=False, metavar="ADDRESS",
                        help="read and embed the files on a Ray cluster: a local one (2 CPUs) "
-                            "without ADDRESS, else e.g. ray://head:10001 or auto")
+                            "without ADDRESS, else auto, HOST:PORT or ray://HOST:10001")
     index.set_defaults(run=_index)
 
     for name, run, help_text in (("ask", _ask, "answer a question with citations"),
@@ -247,15 +248,24 @@ def _open(args: argparse.Namespace):
     return Index.open(args.index, _settings(args), backend_config(args))
 
 
+def _ray_address(args: argparse.Namespace) -> bool | str:
+    """--ray's value: a Ray address, or True; a path after a bare --ray is one of the paths."""
+    if isinstance(args.ray, str) and not re.fullmatch(r"auto|ray://\S+|[\w.-]+:\d+", args.ray):
+        args.paths.insert(0, args.ray)
+        return True
+    return args.ray
+
+
 def _index(args: argparse.Namespace) -> int:
     from qa.index import Index
 
+    ray = _ray_address(args)
     if args.rebuild:
         paths = args.paths or [doc.path for doc in _open(args).documents()]
-        report = Index.rebuild(paths, args.index, _settings(args), backend_config(args), args.ray)
+        report = Index.rebuild(paths, args.index, _settings(args), backend_config(args), ray)
     elif args.paths:
         index = Index.create(args.index, _settings(args), backend_config(args))
-        report = index.add(args.paths, args.ray)
+        report = index.add(args.paths, ray)
     else:
         raise QAError("name the files or folders to index")
     for path, reason in report.failed:
