@@ -169,3 +169,18 @@ def test_meta_and_vectors_round_trip_exactly(tmp_path, config):
 def _chunk_ids(index: Index, docs, stem: str) -> list[int]:
     hits = index.search(TEXTS[f"{stem}.txt"], k=10, mode="dense")
     return [h.chunk_id for h in hits if h.source == str(docs / f"{stem}.txt")]
+
+
+def test_a_rebuild_swaps_in_a_fresh_index_and_keeps_the_rest_of_the_folder(
+    tmp_path, docs, config
+):
+    Index.build([docs / "council.txt"], tmp_path / "index", backend=config).close()
+    (tmp_path / "index" / "uploads").mkdir()
+    (tmp_path / "index" / "uploads" / "kept.txt").write_text("an upload")
+    report = Index.rebuild([docs / "harbour.txt"], tmp_path / "index", backend=config)
+    assert report.added == 1
+    index = Index.open(tmp_path / "index", backend=config)
+    assert [d.path for d in index.documents()] == [str(docs / "harbour.txt")]
+    index.close()
+    assert (tmp_path / "index" / "uploads" / "kept.txt").read_text() == "an upload"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "index"]

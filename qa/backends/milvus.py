@@ -381,6 +381,10 @@ class MilvusBackend:
 
     def close(self) -> None:
         self._client.close()
+        if self.uri.endswith(".db"):  # Milvus Lite serves a file until released, even moved
+            from milvus_lite.server_manager import server_manager_instance
+
+            server_manager_instance.release_server(self.uri)
 
     def _insert(self, name: str, rows: list[dict]) -> None:
         if rows:
