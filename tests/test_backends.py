@@ -7,6 +7,7 @@ import pytest
 from qa import BackendConfig, Index, QAError, Settings
 from qa.backends import FileState, open_backend
 from qa.chunking import Chunk
+from qa.cli import main
 from qa.documents import Document, load
 
 TEXTS = {
@@ -184,3 +185,20 @@ def test_a_rebuild_swaps_in_a_fresh_index_and_keeps_the_rest_of_the_folder(
     index.close()
     assert (tmp_path / "index" / "uploads" / "kept.txt").read_text() == "an upload"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "index"]
+
+
+def test_the_cli_takes_the_backend_from_flags_or_the_environment(tmp_path, docs, capsys,
+                                                                  monkeypatch):
+    lite = tmp_path / "elsewhere" / "qa.db"
+    flags = ["--index", str(tmp_path / "index"), "--backend", "milvus", "--milvus-uri", str(lite)]
+    assert main([*flags, "index", str(docs)]) == 0
+    assert capsys.readouterr().out.startswith("3 added")
+    assert lite.exists() and not (tmp_path / "index" / "index.sqlite3").exists()
+    monkeypatch.setenv("QA_BACKEND", "milvus")
+    monkeypatch.setenv("QA_MILVUS_URI", str(lite))
+    assert main(["--index", str(tmp_path / "index"), "search", "lighthouse", "-k", "1"]) == 0
+    assert "harbour.txt" in capsys.readouterr().out
+    assert main([*flags[:4], "--milvus-uri", "milvus.example:19530", "docs"]) == 2
+    assert capsys.readouterr().err == (
+        "qa: the Milvus URI must be a file ending in .db (Milvus Lite) or http(s)://host:port "
+        "(a Milvus server), not 'milvus.example:19530'\n")
