@@ -55,6 +55,7 @@ MAX_VARCHAR = 65_535
 MAX_PATH = 4_096
 MAX_KEYWORDS = 64
 PENDING = "pending:"  # meta keys of unfinished writes
+LAYOUT = "2"  # of the collections below; an index of another layout is refused
 SENTENCE_SLOTS = 1024  # sentence n of chunk c has id c * 1024 + n (a chunk has <= 200 tokens)
 _PLACEHOLDER = [0.0, 0.0]
 _WORD = re.compile(r"[^\W_]+")
@@ -125,6 +126,7 @@ class MilvusBackend:
                              if uri.endswith(".db") else "")) from error
         with self._errors():
             self._create_tables()
+            self._check_layout()
             self._finish_pending()
 
     # -- schema ----------------------------------------------------------------------
@@ -194,6 +196,16 @@ class MilvusBackend:
                 index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
             self._client.create_collection(self._names[name], schema=schema, index_params=index,
                                            consistency_level="Strong")
+
+    def _check_layout(self) -> None:
+        """Record the collections' layout in a new index; refuse an index of another one."""
+        layout = self.meta("layout")
+        if layout is None and self.meta("model") is None:
+            self.set_meta({"layout": LAYOUT})
+        elif layout != LAYOUT:
+            raise QAError(f"the Milvus index at {self.uri} was written by another version of "
+                          f"qa (layout {layout or 1}, not {LAYOUT}): drop its qa_* collections "
+                          "and index again")
 
     # -- reading ---------------------------------------------------------------------
 
