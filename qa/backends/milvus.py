@@ -287,9 +287,9 @@ class MilvusBackend:
                 within: Sequence[str] | None) -> list[list[int]]:
         if not data or not self._has_vectors() or within == []:
             return [[] for _ in data]
-        with self._errors():
+        with self._errors():  # output_fields=[] would return every field, vectors included
             results = self._client.search(
-                self._names["chunks"], data=data, anns_field=field, limit=k, output_fields=[],
+                self._names["chunks"], data=data, anns_field=field, limit=k, output_fields=["id"],
                 filter=_in("path", within) if within is not None else "",
                 search_params={"metric_type": metric},
             )
