@@ -102,10 +102,8 @@ def _in(field: str, values: Sequence[str | int]) -> str:
 
 
 def _path_id(path: str) -> int:
-    """A document's primary key: paging by a string key breaks on backslashes in pymilvus."""
+    """A document's primary key, from its path (pymilvus pages by a string key with repr())."""
     return int.from_bytes(hashlib.sha256(path.encode("utf-8", "surrogateescape")).digest()[:8]) >> 1
-
-
 
 
 class MilvusBackend:
