@@ -99,16 +99,17 @@ class Timer:
 
 
 def _stages():
+    from qa import ingest
+    from qa.backends.sqlite import SQLiteBackend
     from qa.embedding import SentenceTransformerEmbedder
-    from qa.index import Index
     from qa.store import Store
 
     return {  # name: (owner, attribute); "_change" includes "put_document"
-        "prepare": (Index, "_prepare"),
+        "prepare": (ingest, "prepare"),
         "embed_passages": (SentenceTransformerEmbedder, "embed_passages"),
         "put_document": (Store, "put_document"),
-        "_change": (Index, "_change"),
-        "save": (Index, "_save"),
+        "_change": (SQLiteBackend, "_change"),
+        "save": (SQLiteBackend, "flush"),
     }
 
 
@@ -151,8 +152,9 @@ def embedded_inputs(index) -> tuple[list[str], list[int], np.ndarray]:
     numbers documents and chunks in the order it wrote them) and the passage
     vectors the product stored.
     """
+    from qa.backends.sqlite import DATABASE
     from qa.documents import Document
-    from qa.index import DATABASE, EMBED_BATCH_CHUNKS
+    from qa.ingest import EMBED_BATCH_CHUNKS, _prefix_and_budget
 
     db = sqlite3.connect(f"file:{index.path / DATABASE}?mode=ro", uri=True)
     try:
@@ -169,7 +171,8 @@ def embedded_inputs(index) -> tuple[list[str], list[int], np.ndarray]:
             if pending >= EMBED_BATCH_CHUNKS:
                 calls.append(pending)
                 pending = 0
-            prefix = index._prefix_and_budget(Document(path, title, text))[0]
+            prefix = _prefix_and_budget(Document(path, title, text), index.settings,
+                                        index._embedder)[0]
             last_doc = doc_id
         texts.append(prefix + text)
         stored.append(np.frombuffer(vector, dtype=np.float32))
@@ -302,7 +305,7 @@ def _stage_rows(stages: dict, first: Timer, chunks: int, tokens: int) -> dict:
     wall = {name: v[0] for name, v in stages.items()}
     cpu = {name: v[1] for name, v in stages.items()}
     rows = {}
-    for name, key in (("load + chunk files (Index._prepare)", "prepare"),
+    for name, key in (("load + chunk files (ingest.prepare)", "prepare"),
                       ("embed (embed_passages)", "embed_passages"),
                       ("SQLite + FTS5 writes (put_document)", "put_document")):
         rows[name] = {"seconds": wall.get(key, 0.0), "cpu": cpu.get(key, 0.0),
@@ -310,8 +313,8 @@ def _stage_rows(stages: dict, first: Timer, chunks: int, tokens: int) -> dict:
     rows["FAISS add (rest of Index._change)"] = {
         "seconds": wall.get("_change", 0.0) - wall.get("put_document", 0.0),
         "cpu": cpu.get("_change", 0.0) - cpu.get("put_document", 0.0)}
-    rows["save vectors (Index._save)"] = {"seconds": wall.get("save", 0.0),
-                                          "cpu": cpu.get("save", 0.0)}
+    rows["save vectors (SQLiteBackend.flush)"] = {"seconds": wall.get("save", 0.0),
+                                                  "cpu": cpu.get("save", 0.0)}
     accounted = ("prepare", "embed_passages", "_change", "save")
     rows["other (find files, tqdm, ...; derived)"] = {
         "seconds": first.seconds - sum(wall.get(k, 0.0) for k in accounted),

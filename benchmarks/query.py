@@ -80,20 +80,20 @@ class Stages:
 
     def run(self, question: str) -> tuple[dict[str, float], list[int]]:
         from qa.answer import compose_answer
-        from qa.search import _hits, _keyword_ranking, reciprocal_rank_fusion
+        from qa.search import _hits, reciprocal_rank_fusion
 
-        index, store = self.index, self.index._store
+        index, backend = self.index, self.index.backend
         k = index.settings.k
         ms = {}
         ms["embed"], query_vectors = timed(index._embedder.embed, [question])
-        ms["generation check"], vectors = timed(index._current_vectors)
+        ms["generation check"], vectors = timed(backend.vectors)
         ms["FAISS top-50"], (_, ids) = timed(vectors.search, query_vectors, DENSE_CANDIDATES)
         dense = [int(i) for i in ids[0] if i >= 0]
-        ms["keyword (FTS5)"], keyword = timed(_keyword_ranking, store, question,
-                                              DENSE_CANDIDATES, None)
+        ms["keyword (FTS5)"], [keyword] = timed(backend.keyword_search, [question],
+                                                DENSE_CANDIDATES)
         ms["fusion"], fused = timed(lambda: reciprocal_rank_fusion([dense, keyword])[:k])
-        ms["fetch hits (chunks)"], hits = timed(_hits, store, fused, query_vectors[0])
-        ms["fetch sentences"], sentences = timed(store.sentences, [hit.chunk_id for hit in hits])
+        ms["fetch hits (chunks)"], hits = timed(_hits, backend, fused, query_vectors[0])
+        ms["fetch sentences"], sentences = timed(backend.sentences, [hit.chunk_id for hit in hits])
         ms["compose answer"], _ = timed(compose_answer, question, query_vectors[0], hits,
                                         sentences, index.settings.min_score)
         return ms, [hit.chunk_id for hit in hits]
@@ -107,7 +107,7 @@ def measure(index, questions: list[str], k: int) -> dict[str, list[float]]:
     times.update({name: [] for name in Stages.NAMES})
     mismatches = 0
     for question in questions:
-        vectors = index._current_vectors()
+        vectors = index.backend.vectors()
         start = time.perf_counter()
         vectors.search(embedder.embed([question]), DENSE_CANDIDATES)
         times["bare"].append((time.perf_counter() - start) * 1e3)
@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> dict:
     questions = list(queries.values())[: args.limit or None]
     index = Index.open(folder)
     index.warm_up()
-    vectors = index._current_vectors()
+    vectors = index.backend.vectors()
     result = {
         "dataset": str(args.dataset), "index": str(folder), "queries": len(questions),
         "chunks": len(vectors), "model": index._embedder.name, "k_search": args.k,

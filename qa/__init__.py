@@ -11,15 +11,16 @@ import functools
 from pathlib import Path
 
 from qa.answer import Answer, Citation
+from qa.backends import BackendConfig, DocumentInfo
 from qa.errors import QAError
-from qa.index import Index, Report
+from qa.index import Index
+from qa.ingest import Report
 from qa.search import Hit
 from qa.settings import Settings
-from qa.store import DocumentInfo
 
 __all__ = [
-    "Answer", "Citation", "DocumentInfo", "Hit", "Index", "QAError", "Report", "Settings",
-    "retrieve",
+    "Answer", "BackendConfig", "Citation", "DocumentInfo", "Hit", "Index", "QAError", "Report",
+    "Settings", "retrieve",
 ]
 
 

@@ -1,26 +1,40 @@
-"""The `qa` command: index folders, ask and search from the terminal, list and remove documents."""
+"""The `qa` command: index folders, ask and search from the terminal, list and remove documents.
+
+Other packages add commands through the `qa.commands` entry-point group: each entry
+point names a function `register(commands, common)` that adds a subparser to
+`commands` (with `common` as a parent, for the shared options) and sets its `run`.
+That is how `ui` adds `qa serve` without `qa` importing `ui`.
+"""
 
 import argparse
 import functools
+import importlib.metadata
 import json
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from qa.backends import KINDS, BackendConfig
 from qa.errors import QAError
 from qa.search import MODES
 from qa.settings import Settings
 
 DEFAULT_INDEX = ".qa-index"
+COMMANDS_GROUP = "qa.commands"
+Register = Callable[[argparse._SubParsersAction, argparse.ArgumentParser], None]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def main(
+    argv: Sequence[str] | None = None, commands: Mapping[str, Register] | None = None
+) -> int:
+    """Run `qa` with the commands of the `qa.commands` entry points and `commands`."""
+    args = _parser({**_plugin_commands(), **(commands or {})}).parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s: %(message)s")
     try:
@@ -39,6 +53,15 @@ def _common_options(defaults: bool) -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--index", default=default(os.environ.get("QA_INDEX", DEFAULT_INDEX)),
                         help="the index folder (default: $QA_INDEX or .qa-index)")
+    common.add_argument("--backend", choices=KINDS,
+                        default=default(os.environ.get("QA_BACKEND") or "sqlite"),
+                        help="where the index lives: sqlite (files in the index folder) or "
+                             "milvus (default: $QA_BACKEND or sqlite)")
+    common.add_argument("--milvus-uri", metavar="URI",
+                        default=default(os.environ.get("QA_MILVUS_URI")),
+                        help="a Milvus Lite file (*.db) or server (http://host:19530); default: "
+                             "$QA_MILVUS_URI or milvus.db in the index folder. A token, if the "
+                             "server needs one, is read from $QA_MILVUS_TOKEN")
     common.add_argument("--model", default=default(None),
                         help="embedding model, by name or path (default: the index's own, "
                              "or the bundled all-MiniLM-L6-v2 for a new index)")
@@ -47,7 +70,12 @@ def _common_options(defaults: bool) -> argparse.ArgumentParser:
     return common
 
 
-def _parser() -> argparse.ArgumentParser:
+def _plugin_commands() -> dict[str, Register]:
+    """The commands other installed packages add (entry-point group `qa.commands`)."""
+    return {ep.name: ep.load() for ep in importlib.metadata.entry_points(group=COMMANDS_GROUP)}
+
+
+def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qa", description=__doc__,
                                      parents=[_common_options(defaults=True)])
     common = _common_options(defaults=False)
@@ -61,6 +89,9 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--strict", action="store_true", help="exit 1 if any file failed")
     index.add_argument("--max-file-mb", type=float, default=Settings().max_file_mb,
                        help="skip larger files (default: %(default)g)")
+    index.add_argument("--ray", nargs="?", const=True, default=False, metavar="ADDRESS",
+                       help="read and embed the files on a Ray cluster: a local one (2 CPUs) "
+                            "without ADDRESS, else auto, HOST:PORT or ray://HOST:10001")
     index.set_defaults(run=_index)
 
     for name, run, help_text in (("ask", _ask, "answer a question with citations"),
@@ -74,22 +105,14 @@ def _parser() -> argparse.ArgumentParser:
     commands.choices["ask"].add_argument(
         "--llm", action="store_true", help="have the configured language model write the answer"
     )
-    _add_llm_options(commands.choices["ask"])
+    add_llm_options(commands.choices["ask"])
 
     docs = commands.add_parser("docs", parents=[common], help="list the indexed documents")
     docs.add_argument("--json", action="store_true", help="print JSON")
     docs.set_defaults(run=_docs)
 
-    serve = commands.add_parser("serve", parents=[common], help="serve the web chat")
-    serve.add_argument("--host", default="127.0.0.1",
-                       help="address to listen on (default: %(default)s, this machine only)")
-    serve.add_argument("--port", type=int, default=7860, help="default: %(default)s")
-    serve.add_argument("--auth", default=os.environ.get("QA_AUTH"), metavar="USER:PASS",
-                       help="require this login (default: $QA_AUTH)")
-    serve.add_argument("--max-upload-mb", type=int, default=50,
-                       help="largest file accepted for upload (default: %(default)s)")
-    _add_llm_options(serve)
-    serve.set_defaults(run=_serve)
+    for register in plugins.values():
+        register(commands, common)
 
     _add_eval(commands, common)
 
@@ -99,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_llm_options(command: argparse.ArgumentParser) -> None:
+def add_llm_options(command: argparse.ArgumentParser) -> None:
     group = command.add_argument_group(
         "language model", "an OpenAI-compatible endpoint (Ollama, llama.cpp server, vLLM, "
         "OpenAI); defaults from QA_LLM_BASE_URL, QA_LLM_MODEL, QA_LLM_API_KEY, QA_LLM_TIMEOUT")
@@ -110,7 +133,7 @@ def _add_llm_options(command: argparse.ArgumentParser) -> None:
                        help="wait at most this long for the first token (default 20)")
 
 
-def _llm_config(args: argparse.Namespace):
+def llm_config(args: argparse.Namespace):
     from qa.llm import LLMConfig
 
     config = LLMConfig.from_env()
@@ -143,7 +166,7 @@ def _add_eval(commands, common: argparse.ArgumentParser) -> None:
                        help="how answers are written (default: %(default)s)")
     squad.add_argument("--plot", metavar="FILE",
                        help="save the refusal threshold's trade-off curve (PNG)")
-    _add_llm_options(squad)
+    add_llm_options(squad)
     squad.set_defaults(run=_eval_squad)
     beir.add_argument("dataset", metavar="DIR", help="corpus.jsonl, queries.jsonl, qrels/")
     evidence.add_argument("dataset", metavar="DIR", help="corpus.jsonl, queries.jsonl, qrels/")
@@ -153,6 +176,10 @@ def _add_eval(commands, common: argparse.ArgumentParser) -> None:
                           help="keep the corpus and its index here, to reuse next time "
                                "(default: a temporary folder)")
         kind.add_argument("--model", default=None, help="embedding model, by name or path")
+        kind.add_argument("--backend", choices=KINDS, default="sqlite",
+                          help="where the corpus index lives (default: %(default)s)")
+        kind.add_argument("--milvus-uri", metavar="URI", default=None,
+                          help="Milvus Lite file or server (default: milvus.db in the index)")
         kind.add_argument("--split", choices=["all", "even", "odd"], default="all",
                           help="queries with even ids, or SQuAD articles with an even title "
                                "hash (for tuning), or the odd ones (held out)")
@@ -167,7 +194,7 @@ def _eval_index(args: argparse.Namespace, write_corpus, settings: Settings | Non
 
     cache = Path(args.index or tempfile.mkdtemp(prefix="qa-eval-"))
     write_corpus(cache / "corpus")
-    index = Index.create(cache / "index", settings or _settings(args))
+    index = Index.create(cache / "index", settings or _settings(args), backend_config(args))
     report = index.add([cache / "corpus"])
     print(f"corpus index in {cache}: {report.summary()}", file=sys.stderr)
     return index, cache
@@ -223,7 +250,7 @@ def _eval_squad(args: argparse.Namespace) -> int:
     # computed from one run; the product's own threshold then gives the figures
     index, cache = _eval_index(args, functools.partial(squad.write_corpus, articles),
                                replace(_settings(args), min_score=0.0))
-    index.llm = _llm_config(args)
+    index.llm = llm_config(args)
     outcomes = squad.ask_all(index, articles, args.mode)
     curve = squad.refusal_curve(outcomes, [round(0.05 * i, 2) for i in range(15)])
     result = squad.metrics(squad.refuse_below(outcomes, threshold))
@@ -254,20 +281,34 @@ def _settings(args: argparse.Namespace) -> Settings:
     return Settings(model=args.model, **({"max_file_mb": limit} if limit else {}))
 
 
+def backend_config(args: argparse.Namespace) -> BackendConfig:
+    return BackendConfig(args.backend, args.milvus_uri, os.environ.get("QA_MILVUS_TOKEN") or None)
+
+
 def _open(args: argparse.Namespace):
     from qa.index import Index
 
-    return Index.open(args.index, _settings(args))
+    return Index.open(args.index, _settings(args), backend_config(args))
+
+
+def _ray_address(args: argparse.Namespace) -> bool | str:
+    """--ray's value: a Ray address, or True; a path after a bare --ray is one of the paths."""
+    if isinstance(args.ray, str) and not re.fullmatch(r"auto|ray://\S+|[\w.-]+:\d+", args.ray):
+        args.paths.insert(0, args.ray)
+        return True
+    return args.ray
 
 
 def _index(args: argparse.Namespace) -> int:
     from qa.index import Index
 
+    ray = _ray_address(args)
     if args.rebuild:
         paths = args.paths or [doc.path for doc in _open(args).documents()]
-        report = Index.rebuild(paths, args.index, _settings(args))
+        report = Index.rebuild(paths, args.index, _settings(args), backend_config(args), ray)
     elif args.paths:
-        report = Index.create(args.index, _settings(args)).add(args.paths)
+        index = Index.create(args.index, _settings(args), backend_config(args))
+        report = index.add(args.paths, ray)
     else:
         raise QAError("name the files or folders to index")
     for path, reason in report.failed:
@@ -280,7 +321,7 @@ def _index(args: argparse.Namespace) -> int:
 
 def _ask(args: argparse.Namespace) -> int:
     index = _open(args)
-    index.llm = _llm_config(args)
+    index.llm = llm_config(args)
     mode = "llm" if args.llm else "extractive"
     answer = None
     for event in index.ask_stream(args.question, k=args.k, mode=mode):
@@ -344,17 +385,6 @@ def _remove(args: argparse.Namespace) -> int:
             print(f"qa: not in the index: {path}", file=sys.stderr)
             status = 1
     return status
-
-
-def _serve(args: argparse.Namespace) -> int:
-    if args.auth is not None and ":" not in args.auth:
-        raise QAError("--auth (or QA_AUTH) must be USER:PASSWORD")
-    auth = tuple(args.auth.split(":", 1)) if args.auth else None
-    from ui.app import serve
-
-    serve(args.index, host=args.host, port=args.port, auth=auth,
-          max_upload_mb=args.max_upload_mb, llm=_llm_config(args))
-    return 0
 
 
 def _place(hit, start: int, end: int) -> str:

@@ -15,12 +15,12 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
+from qa.backends import ChunkRow, DocumentInfo, FileState, SentenceRow
 from qa.chunking import Chunk
 from qa.documents import Document
 from qa.errors import QAError
@@ -60,49 +60,6 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     title, text, tokenize = 'porter unicode61 remove_diacritics 2'
 );
 """
-
-
-@dataclass(frozen=True, slots=True)
-class DocumentInfo:
-    """An indexed document as listed to users."""
-
-    path: str
-    title: str
-    chunks: int
-    indexed_at: str
-
-
-@dataclass(frozen=True, slots=True)
-class FileState:
-    """What the store knows of a file, to tell whether it changed."""
-
-    size: int
-    mtime: float
-    sha256: str
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkRow:
-    """A stored chunk with what a search hit shows of it."""
-
-    id: int
-    source: str
-    title: str
-    text: str
-    start: int
-    end: int
-    page: int | None
-    vector: np.ndarray
-
-
-@dataclass(frozen=True, slots=True)
-class SentenceRow:
-    """A stored sentence: its span in the document and its vector."""
-
-    chunk_id: int
-    start: int
-    end: int
-    vector: np.ndarray
 
 
 class Store:
@@ -250,13 +207,17 @@ class Store:
         return {term: found.get(term, 0) for term in terms}, total
 
     def keyword_search(
-        self, match: str, limit: int, among: Sequence[int] | None = None
+        self, match: str, limit: int, within: Sequence[str] | None = None
     ) -> list[int]:
-        """Chunk ids matching an FTS5 query, best BM25 first; only ids in `among` if given."""
-        only = f"AND rowid IN ({_marks(among)})" if among is not None else ""
+        """Chunk ids matching an FTS5 query, best BM25 first; only of the documents at the
+        paths `within`, if given."""
+        only = "" if within is None else (
+            "AND rowid IN (SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
+            f"WHERE d.path IN ({_marks(within)}))"
+        )
         rows = self._query(
             f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? {only} ORDER BY rank LIMIT ?",
-            (match, *(among or ()), limit),
+            (match, *(within or ()), limit),
         )
         return [row[0] for row in rows]
 

@@ -16,6 +16,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1"}
 QA = [sys.executable, "-c", "from qa.cli import main; raise SystemExit(main())"]
+# `qa` with the web chat's commands (`qa serve`), whether or not the installed package
+# metadata already holds the `qa.commands` entry point that adds them
+QA_UI = [sys.executable, "-m", "ui"]
 
 
 def free_port() -> int:
@@ -32,7 +35,7 @@ def qa_serve(
     port = free_port()
     with log.open("w") as out:
         process = subprocess.Popen(
-            [*QA, "serve", "--index", str(index), "--port", str(port), *options],
+            [*QA_UI, "serve", "--index", str(index), "--port", str(port), *options],
             cwd=ROOT, env={**ENV, **(env or {})}, stdout=out, stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}"

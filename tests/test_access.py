@@ -16,11 +16,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from qa.backends.sqlite import DATABASE, VECTORS
 from qa.cli import main
-from qa.index import DATABASE, VECTORS
 from tests.conftest import SEED_FILE
 from tests.servers import qa_serve
 from tests.test_search import HOSTILE
+from ui.cli import register
 
 USER, PASSWORD = "alice", "correct horse battery staple"
 LOOPBACK_HEX = "0100007F"  # 127.0.0.1 as /proc/net/tcp writes it
@@ -126,7 +127,7 @@ def test_with_the_login_the_api_answers(server, client):
 
 
 def test_auth_must_be_user_colon_password(capsys):
-    assert main(["serve", "--auth", "alice"]) == 2
+    assert main(["serve", "--auth", "alice"], {"serve": register}) == 2
     assert capsys.readouterr().err == "qa: --auth (or QA_AUTH) must be USER:PASSWORD\n"
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from qa import Index
-from qa.index import DATABASE, VECTORS
+from qa.backends.sqlite import DATABASE, VECTORS
 from tests.conftest import SEED_FILE
 from tests.servers import ENV, QA, ROOT, qa_serve
 

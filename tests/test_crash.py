@@ -40,10 +40,10 @@ import numpy as np
 import pytest
 
 from qa import Index, QAError
+from qa.backends.sqlite import DATABASE, VECTORS
 from qa.chunking import Chunk
 from qa.cli import main
 from qa.documents import Document
-from qa.index import DATABASE, VECTORS
 from qa.store import FileState, Store
 from tests.servers import ENV, QA
 
@@ -260,10 +260,10 @@ def _check(index_path: Path, old: dict[str, str | None], new: dict[str, str | No
     index = Index.open(index_path)
     try:
         if saved == generation:  # a vector file that says it is current must be exactly so
-            assert _faiss_ids(index._current_vectors()) == chunk_ids
+            assert _faiss_ids(index.backend.vectors()) == chunk_ids
         hits = index.search("harbour ferry lighthouse keeper", k=5)
         assert len(hits) == 5 and {hit.chunk_id for hit in hits} <= chunk_ids
-        assert _faiss_ids(index._current_vectors()) == chunk_ids, "orphan or missing vectors"
+        assert _faiss_ids(index.backend.vectors()) == chunk_ids, "orphan or missing vectors"
         answer = index.ask("Which record mentions the glacier and the choir?")
         assert all(c.hit.chunk_id in chunk_ids for c in answer.citations)
     finally:
@@ -416,7 +416,7 @@ def test_a_missing_or_damaged_vector_file_is_rebuilt_from_sqlite(copy, how, capl
 
     index = Index.open(copy)
     hits = index.search("Who has resigned over the recording?", mode="dense")
-    vectors = index._current_vectors()
+    vectors = index.backend.vectors()
 
     assert "Martinez and Herrera" in " ".join(hit.text for hit in hits[:3])
     stored = _stored_vectors(copy)
@@ -436,7 +436,7 @@ def test_a_vector_file_with_damaged_vectors_is_rebuilt(copy, caplog):
     file.write_bytes(bytes(raw))
 
     index = Index.open(copy)
-    vectors = index._current_vectors()
+    vectors = index.backend.vectors()
     stored = _stored_vectors(copy)
     index.close()
 

@@ -5,7 +5,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qa import QAError
-from qa.search import keyword_query, reciprocal_rank_fusion
+from qa.backends.sqlite import keyword_query
+from qa.search import reciprocal_rank_fusion
 
 HOSTILE = [
     '"', '""', "*", "a*", "AND", "OR", "NOT", "NEAR", "NEAR(a b)", "(", ")", "((a)", "-", "-a",

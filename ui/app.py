@@ -16,10 +16,10 @@ from typing import Any
 
 import gradio as gr
 
-from qa import Index, QAError, Settings
-from qa.index import UPLOADS
+from qa import BackendConfig, Index, QAError, Settings
 from qa.llm import LLMConfig
 from ui import render, uploads
+from ui.uploads import UPLOADS
 
 EXAMPLES = [
     "Who has resigned over the recording?",
@@ -47,11 +47,14 @@ PLACEHOLDER = (
 class ChatApp:
     """The index behind the page (the library lets questions, uploads and removals overlap)."""
 
-    def __init__(self, index_dir: str, max_upload_mb: int, llm: LLMConfig | None = None) -> None:
+    def __init__(
+        self, index_dir: str, max_upload_mb: int, llm: LLMConfig | None = None,
+        backend: BackendConfig | None = None,
+    ) -> None:
         self.index_dir = Path(index_dir).absolute()
         self.uploads_dir = self.index_dir / UPLOADS
         self.max_bytes = max_upload_mb * 1_000_000
-        self.index = Index.create(self.index_dir, Settings(max_file_mb=max_upload_mb))
+        self.index = Index.create(self.index_dir, Settings(max_file_mb=max_upload_mb), backend)
         self.index.warm_up()  # the first question should not wait for the model to load
         self.index.llm = llm or self.index.llm
 
@@ -190,10 +193,11 @@ def plain_text(content: Any) -> str:
 
 
 def build_app(
-    index_dir: str, max_upload_mb: int = 50, llm: LLMConfig | None = None
+    index_dir: str, max_upload_mb: int = 50, llm: LLMConfig | None = None,
+    backend: BackendConfig | None = None,
 ) -> gr.Blocks:
     """The chat page over the index at index_dir; `llm` enables the LLM answer mode."""
-    app = ChatApp(index_dir, max_upload_mb, llm)
+    app = ChatApp(index_dir, max_upload_mb, llm, backend)
     title = "qa · chat with your documents"
     with gr.Blocks(title=title, fill_height=True, delete_cache=CACHE_CLEANUP) as demo:
         gr.HTML(HEADER)
@@ -283,12 +287,13 @@ def serve(
     auth: tuple[str, str] | None = None,
     max_upload_mb: int = 50,
     llm: LLMConfig | None = None,
+    backend: BackendConfig | None = None,
 ) -> None:
     """Serve the chat until interrupted; warns when it is open to the network without auth."""
     warning = exposure_warning(host, auth)
     if warning:
         print(warning, file=sys.stderr)
-    build_app(index_dir, max_upload_mb, llm).queue().launch(
+    build_app(index_dir, max_upload_mb, llm, backend).queue().launch(
         server_name=host,
         server_port=port,
         auth=auth,

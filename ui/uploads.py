@@ -6,6 +6,7 @@ from pathlib import Path
 
 from qa.documents import SUPPORTED_EXTENSIONS
 
+UPLOADS = "uploads"  # the folder, inside the index folder, that holds uploaded files
 SUPPORTED = tuple(sorted(SUPPORTED_EXTENSIONS))
 
 MAX_NAME = 120

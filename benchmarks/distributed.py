@@ -1,0 +1,79 @@
+"""Ingest with Ray against ingest in one process, and the Milvus backend against SQLite,
+in the same run, on the same files.
+
+Writes the first --limit documents of a BEIR corpus as files (`qa.evaluate.write_corpus`,
+not timed), then indexes them into fresh indexes, one per row: in this process or with
+`--ray` (a local Ray of 2 CPUs: two embedding actors of 0.75 CPU), into SQLite or Milvus
+Lite. Each time is end to end, as `qa index` runs it: the model load (and Ray's start and
+its actors' model loads) included, which is what a user waits for; the model is loaded
+once per process, so the first row pays the driver's model load and later rows do not.
+Prints the 1-minute load average beside each row: on a shared 2-core machine, read them
+together.
+
+Run:  .venv/bin/python benchmarks/distributed.py /work/shared/datasets/scifact --limit 500
+"""
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+CONFIGS = [("sqlite", False), ("sqlite", True), ("milvus", False), ("milvus", True)]
+
+
+def run(corpus: Path, folder: Path, backend: str, ray: bool) -> dict:
+    from qa import BackendConfig, Index
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    index = Index.create(folder, backend=BackendConfig(backend))
+    report = index.add([corpus], ray=ray)
+    chunks = sum(d.chunks for d in index.documents())
+    index.close()
+    seconds = time.perf_counter() - wall
+    return {"backend": backend, "ray": ray, "documents": report.added, "chunks": chunks,
+            "seconds": round(seconds, 1), "driver_cpu_s": round(time.process_time() - cpu, 1),
+            "docs_per_s": round(report.added / seconds, 2),
+            "chunks_per_s": round(chunks / seconds, 2), "load_at_end": os.getloadavg()[0]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("--limit", type=int, default=500, help="documents (default: 500)")
+    parser.add_argument("--only", choices=["sqlite", "milvus"], help="one backend only")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    from qa import evaluate
+
+    corpus, _, _ = evaluate.load_beir(args.dataset)
+    work = Path(tempfile.mkdtemp(prefix="qa-distributed-"))
+    try:
+        evaluate.write_corpus(dict(list(corpus.items())[: args.limit]), work / "corpus")
+        rows = []
+        for n, (backend, ray) in enumerate(CONFIGS):
+            if args.only and backend != args.only:
+                continue
+            rows.append(run(work / "corpus", work / f"index-{n}", backend, ray))
+            print(json.dumps(rows[-1]), file=sys.stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"{'backend':<8}{'ingest':<10}{'docs':>6}{'chunks':>8}{'seconds':>9}{'docs/s':>8}"
+          f"{'chunks/s':>10}{'load':>6}")
+    for r in rows:
+        print(f"{r['backend']:<8}{'ray' if r['ray'] else 'process':<10}{r['documents']:>6}"
+              f"{r['chunks']:>8}{r['seconds']:>9.1f}{r['docs_per_s']:>8.2f}"
+              f"{r['chunks_per_s']:>10.2f}{r['load_at_end']:>6.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,147 @@
+"""Distributed ingest: the `prepare` and `embed` stages of `qa.ingest` on a Ray cluster.
+
+Ray Data sends the list of files to a pool of actors (`ActorPoolStrategy`), each holding
+the embedding model; an actor reads, loads, chunks and embeds a batch of files and
+returns the embedded documents, which this process (the driver) writes to the backend
+one document at a time, as `qa.ingest` does. Workers therefore need the files at the
+same paths (a shared file system) and the model, not the index.
+
+Without an address, a local Ray of 2 CPUs is started (and stopped after the run) with
+two actors of 0.75 CPU each: two actors of a whole CPU leave nothing for Ray Data's
+other tasks, and the run hangs. On a cluster the pool grows to one actor per CPU.
+"""
+
+import logging
+import math
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from qa.backends import Backend, FileState
+from qa.embedding import load_embedder
+from qa.errors import QAError
+from qa.ingest import (
+    EMBED_BATCH_CHUNKS,
+    Embedded,
+    Outcome,
+    Prepared,
+    Report,
+    embed,
+    find,
+    prepare,
+    remove_vanished,
+    write,
+)
+from qa.settings import Settings
+
+LOCAL_CPUS = 2
+LOCAL_ACTORS = 2
+LOCAL_ACTOR_CPUS = 0.75
+FILES_PER_BATCH = 64
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError as error:
+        raise QAError("qa index --ray needs Ray: pip install 'qa[ray]'") from error
+    return ray
+
+
+class _Worker:
+    """A Ray actor: prepares and embeds batches of files with its own copy of the model."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.embedder = load_embedder(settings.model, settings.batch_size)
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        items: list[Embedded | Outcome] = []
+        pending: list[Prepared] = []
+        for path, named, size, mtime, sha in zip(
+            batch["path"], batch["named"], batch["size"], batch["mtime"], batch["sha256"],
+            strict=True,
+        ):
+            known = FileState(int(size), float(mtime), str(sha)) if sha else None
+            item = prepare(Path(path), known, bool(named), self.settings, self.embedder)
+            (pending if isinstance(item, Prepared) else items).append(item)
+        for group in _batches(pending):
+            items += embed(group, self.embedder)
+        column = np.empty(len(items), dtype=object)
+        column[:] = items
+        return {"item": column}
+
+
+def _batches(pending: list[Prepared]) -> Iterator[list[Prepared]]:
+    """Consecutive groups of about EMBED_BATCH_CHUNKS chunks."""
+    group: list[Prepared] = []
+    for item in pending:
+        group.append(item)
+        if sum(len(p.chunks) for p in group) >= EMBED_BATCH_CHUNKS:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
+def ray_ingest(
+    backend: Backend, paths: list[Path], settings: Settings, address: str | None = None
+) -> Report:
+    """Like `qa.ingest.ingest`, with reading and embedding done by Ray actors."""
+    ray = _ray()
+    started = not ray.is_initialized()
+    if started:
+        _connect(ray, address)
+    try:
+        report = Report()
+        known = backend.file_states()
+        files = list(find(paths))
+        if files:
+            for item in tqdm(_embedded(ray, files, known, settings, address is None),
+                             total=len(files), unit="file", desc="indexing (ray)"):
+                write(backend, [item], report)
+        remove_vanished(backend, known, paths, report)
+        return report
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _connect(ray, address: str | None) -> None:
+    try:
+        if address is None:
+            ray.init(num_cpus=LOCAL_CPUS, include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=address, log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as error:
+        raise QAError(f"cannot start or reach Ray at {address or 'a local cluster'}: "
+                      f"{error}") from error
+
+
+def _embedded(ray, files, known: dict[str, FileState], settings: Settings,
+              local: bool) -> Iterator[Embedded | Outcome]:
+    from ray.data import ActorPoolStrategy, DataContext
+
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
+    DataContext.get_current().enable_progress_bars = False  # ours counts files
+    rows = []
+    for file, named in files:
+        state = known.get(str(file))
+        rows.append({"path": str(file), "named": named, "size": state.size if state else 0,
+                     "mtime": state.mtime if state else 0.0,
+                     "sha256": state.sha256 if state else ""})
+    blocks = math.ceil(len(rows) / FILES_PER_BATCH)
+    if local:
+        pool, cpus = ActorPoolStrategy(size=min(LOCAL_ACTORS, blocks)), LOCAL_ACTOR_CPUS
+    else:
+        cpus_there = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        pool, cpus = ActorPoolStrategy(min_size=1, max_size=min(cpus_there, blocks)), 1
+    dataset = ray.data.from_items(rows, override_num_blocks=blocks)
+    dataset = dataset.map_batches(
+        _Worker, fn_constructor_kwargs={"settings": settings}, batch_size=FILES_PER_BATCH,
+        compute=pool, num_cpus=cpus,
+    )
+    for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
+        yield from batch["item"]

@@ -1,0 +1,231 @@
+"""Ingest: files into an index, as pure stages: find → prepare (load, chunk) → embed → write.
+
+`prepare` and `embed` read only the file and the model, so any worker process can
+run them (`qa.distributed` runs them on Ray); `write` is the one stage that changes
+the index, one document per backend write. `ingest` chains the stages in this
+process, embedding chunks of several files together (EMBED_BATCH_CHUNKS) since the
+model runs faster on full batches. Files whose size and mtime are unchanged are not
+read; files whose content hash is unchanged are not embedded again.
+"""
+
+import hashlib
+import logging
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from stat import S_ISREG
+from typing import Literal
+
+import numpy as np
+from tqdm import tqdm
+
+from qa.backends import Backend, FileState
+from qa.chunking import Chunk, chunk_document
+from qa.documents import Document, LoadError, find_files, is_supported, load
+from qa.embedding import Embedder
+from qa.settings import Settings
+
+log = logging.getLogger(__name__)
+EMBED_BATCH_CHUNKS = 256  # chunks embedded and written together while indexing
+PROGRESS_MIN_FILES = 5  # fewer files than this are indexed without a progress bar
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A loaded and chunked file waiting to be embedded."""
+
+    document: Document
+    state: FileState
+    prefix: str  # the title line embedded before each chunk
+    chunks: list[Chunk]
+    is_update: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """A document ready to be written: its chunks with their passage and sentence vectors."""
+
+    document: Document
+    state: FileState
+    chunks: list[Chunk]
+    vectors: np.ndarray
+    sentence_vectors: list[np.ndarray]
+    is_update: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A file that is not (re)indexed, and why. `touch`: its content is unchanged but its
+    size or mtime is new, to be recorded."""
+
+    path: str
+    status: Literal["unchanged", "skipped", "failed"]
+    reason: str = ""
+    touch: FileState | None = None
+
+
+@dataclass(slots=True)
+class Report:
+    """What one indexing run did."""
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    chunks_embedded: int = 0
+
+    def summary(self) -> str:
+        return (
+            f"{self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
+            f"{self.removed} removed, {len(self.failed)} failed, {len(self.skipped)} skipped; "
+            f"{self.chunks_embedded} chunks embedded"
+        )
+
+    def record(self, item: "Embedded | Outcome") -> None:
+        if isinstance(item, Embedded):
+            self.chunks_embedded += len(item.chunks)
+            if item.is_update:
+                self.updated += 1
+            else:
+                self.added += 1
+        elif item.status == "unchanged":
+            self.unchanged += 1
+        else:
+            (self.failed if item.status == "failed" else self.skipped).append(
+                (item.path, item.reason))
+
+
+# -- the stages ------------------------------------------------------------------------
+
+def find(paths: list[Path]) -> Iterator[tuple[Path, bool]]:
+    """The files under `paths`, each with whether it was named itself."""
+    for file in find_files(paths):
+        yield file, file in paths
+
+
+def prepare(
+    file: Path, known: FileState | None, named: bool, settings: Settings, embedder: Embedder
+) -> Prepared | Outcome:
+    """Load and chunk a new or changed file; an Outcome if it is unchanged, skipped or failed."""
+    if not is_supported(file):
+        reason = f"unsupported file type {file.suffix or '(none)'!r}"
+        return Outcome(str(file), "failed" if named else "skipped", reason)
+    try:
+        stat = file.stat()
+        if not S_ISREG(stat.st_mode):
+            raise LoadError("not a regular file")
+        if known and (known.size, known.mtime) == (stat.st_size, stat.st_mtime):
+            return Outcome(str(file), "unchanged")
+        if stat.st_size > settings.max_file_mb * 1e6:
+            raise LoadError(
+                f"the file is {stat.st_size / 1e6:.1f} MB; the limit is "
+                f"{settings.max_file_mb:g} MB (max_file_mb, qa index --max-file-mb)"
+            )
+        data = file.read_bytes()
+        state = FileState(stat.st_size, stat.st_mtime, hashlib.sha256(data).hexdigest())
+        if known and known.sha256 == state.sha256:
+            return Outcome(str(file), "unchanged", touch=state)
+        document = load(file, data)
+    except (OSError, LoadError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        log.info("failed: %s: %s", file, reason)
+        return Outcome(str(file), "failed", str(reason))
+    prefix, budget = _prefix_and_budget(document, settings, embedder)
+    chunks = chunk_document(document, embedder.count_tokens, budget, settings.overlap_tokens)
+    return Prepared(document, state, prefix, chunks, known is not None)
+
+
+def embed(batch: list[Prepared], embedder: Embedder, progress: bool = False) -> list[Embedded]:
+    """Embed the chunks of the prepared documents together (passage and sentence vectors)."""
+    chunks = [(p, c) for p in batch for c in p.chunks]
+    if not chunks:
+        return [Embedded(p.document, p.state, [], np.zeros((0, 0), np.float32), [], p.is_update)
+                for p in batch]
+    texts, spans = zip(*(_embedding_input(p.prefix, c) for p, c in chunks), strict=True)
+    vectors, sentence_vectors = embedder.embed_passages(texts, spans, progress=progress)
+    embedded, offset = [], 0
+    for p in batch:
+        n = len(p.chunks)
+        embedded.append(Embedded(p.document, p.state, p.chunks, vectors[offset:offset + n],
+                                 sentence_vectors[offset:offset + n], p.is_update))
+        offset += n
+    return embedded
+
+
+def write(backend: Backend, items: Iterable[Embedded | Outcome], report: Report) -> None:
+    """Store each embedded document (one atomic write each) and record every item."""
+    for item in items:
+        if isinstance(item, Embedded):
+            backend.put_document(item.document, item.state, item.chunks, item.vectors,
+                                 item.sentence_vectors)
+        elif item.touch:
+            backend.touch_document(item.path, item.touch)
+        report.record(item)
+
+
+def remove_vanished(backend: Backend, known: dict[str, FileState], roots: list[Path],
+                    report: Report) -> None:
+    """Drop indexed files under the folders (or at the paths) given that are no longer there."""
+    vanished = [p for p in known if any(is_within(Path(p), r) for r in roots)
+                and not Path(p).exists()]
+    if vanished:
+        backend.remove_documents(vanished)
+        report.removed = len(vanished)
+
+
+# -- the stages chained in this process ----------------------------------------------------
+
+def ingest(backend: Backend, paths: list[Path], settings: Settings, embedder: Embedder) -> Report:
+    """Index new and changed files under `paths` (absolute); drop vanished ones there."""
+    report = Report()
+    known = backend.file_states()
+    files = list(find(paths))
+    few_files = len(files) < PROGRESS_MIN_FILES  # then show embedding batches instead
+    pending: list[Prepared] = []
+    for file, named in tqdm(files, unit="file", desc="indexing", disable=few_files):
+        item = prepare(file, known.get(str(file)), named, settings, embedder)
+        if isinstance(item, Outcome):
+            write(backend, [item], report)
+            continue
+        pending.append(item)
+        if sum(len(p.chunks) for p in pending) >= EMBED_BATCH_CHUNKS:
+            _embed_and_write(backend, pending, embedder, settings, few_files, report)
+            pending = []
+    _embed_and_write(backend, pending, embedder, settings, few_files, report)
+    remove_vanished(backend, known, paths, report)
+    return report
+
+
+def _embed_and_write(backend: Backend, pending: list[Prepared], embedder: Embedder,
+                     settings: Settings, show_batches: bool, report: Report) -> None:
+    chunks = sum(len(p.chunks) for p in pending)
+    progress = show_batches and chunks > 2 * settings.batch_size
+    write(backend, embed(pending, embedder, progress), report)
+
+
+def _prefix_and_budget(
+    document: Document, settings: Settings, embedder: Embedder
+) -> tuple[str, int]:
+    """The title line put before each chunk when embedding, and the tokens left for text.
+
+    A title gives every chunk its document's context; one longer than a
+    quarter of the budget is left out rather than crowd the text.
+    """
+    budget = min(settings.chunk_tokens, embedder.max_tokens)
+    prefix = f"{document.title}\n" if document.title else ""
+    prefix_tokens = embedder.count_tokens([prefix])[0] if prefix else 0
+    if prefix_tokens > budget // 4:
+        return "", budget
+    return prefix, budget - prefix_tokens
+
+
+def _embedding_input(prefix: str, chunk: Chunk) -> tuple[str, list[tuple[int, int]]]:
+    """The text embedded for a chunk, and its sentences' spans within that text."""
+    shift = len(prefix) - chunk.start
+    return prefix + chunk.text, [(a + shift, b + shift) for a, b in chunk.sentences]
+
+
+def is_within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
