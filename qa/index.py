@@ -278,10 +278,13 @@ class Index:
 
     # -- writing -----------------------------------------------------------------
 
-    def add(self, paths: Iterable[str | Path]) -> Report:
+    def add(
+        self, paths: Iterable[str | Path], progress: Callable[[int, int], None] | None = None
+    ) -> Report:
         """Index new and changed files under `paths`; drop indexed files that vanished there.
 
         Documents indexed from other paths are left as they are.
+        progress: called as progress(passages embedded, passages to embed) while embedding.
         """
         paths = [Path(p).expanduser().absolute() for p in paths]
         report = Report()
@@ -295,9 +298,9 @@ class Index:
                 if item:
                     pending.append(item)
                 if sum(len(p.chunks) for p in pending) >= EMBED_BATCH_CHUNKS:
-                    self._write(pending, report, few_files)
+                    self._write(pending, report, few_files, progress)
                     pending = []
-            self._write(pending, report, few_files)
+            self._write(pending, report, few_files, progress)
             vanished = _vanished(known, paths)
             if vanished:
                 self._change(lambda: (self._store.remove_documents(vanished), []))
@@ -365,15 +368,23 @@ class Index:
             return "", budget
         return prefix, budget - prefix_tokens
 
-    def _write(self, pending: list[_Pending], report: Report, show_batches: bool) -> None:
+    def _write(
+        self, pending: list[_Pending], report: Report, show_batches: bool,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> None:
         """Embed the pending documents' chunks together, then store each document atomically."""
         chunks = [(p, c) for p in pending for c in p.chunks]
         if not chunks:
             return
         texts, spans = zip(*(_embedding_input(p.prefix, c) for p, c in chunks), strict=True)
-        passage_vectors, sentence_vectors = self._embedder.embed_passages(
-            texts, spans, progress=show_batches and len(texts) > 2 * self.settings.batch_size
-        )
+        if progress:
+            passage_vectors, sentence_vectors = self._embed_reporting(
+                texts, spans, progress, report.chunks_embedded
+            )
+        else:
+            passage_vectors, sentence_vectors = self._embedder.embed_passages(
+                texts, spans, progress=show_batches and len(texts) > 2 * self.settings.batch_size
+            )
         offset = 0
         for item in pending:
             n = len(item.chunks)
@@ -389,6 +400,24 @@ class Index:
                 report.updated += 1
             else:
                 report.added += 1
+
+    def _embed_reporting(
+        self, texts: Sequence[str], spans: Sequence, progress: Callable[[int, int], None],
+        done: int,
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Embed one batch at a time, calling progress(embedded, total) after each."""
+        total, step = done + len(texts), self.settings.batch_size
+        passages: list[np.ndarray] = []
+        sentences: list[np.ndarray] = []
+        progress(done, total)
+        for start in range(0, len(texts), step):
+            vectors, pooled = self._embedder.embed_passages(
+                texts[start:start + step], spans[start:start + step]
+            )
+            passages.append(vectors)
+            sentences += pooled
+            progress(done + start + len(vectors), total)
+        return np.concatenate(passages), sentences
 
     def _change(
         self, write: Callable[[], tuple[list[int], list[int]]],
