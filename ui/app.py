@@ -378,7 +378,7 @@ def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
 def documented_api(demo: gr.Blocks, fn: Callable, name: str) -> None:
     """A public endpoint whose parameters the API page shows by name, with their description
     (taken from the function's docstring)."""
-    dependency = gr.api(fn, api_name=name)
+    dependency = gr.api(fn, api_name=name, queue=False)  # no queue: cheaper per call
     _, described, _ = get_function_description(fn)
     for block_id, (parameter, text) in zip(dependency["inputs"], described.items(), strict=False):
         block = demo.blocks[block_id]
