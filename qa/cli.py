@@ -90,6 +90,11 @@ def _parser() -> argparse.ArgumentParser:
     _add_llm_options(serve)
     serve.set_defaults(run=_serve)
 
+    mcp = commands.add_parser("mcp", parents=[common],
+                              help="serve search and ask to AI assistants (MCP over stdio)")
+    _add_llm_options(mcp)
+    mcp.set_defaults(run=_mcp)
+
     _add_eval(commands, common)
 
     remove = commands.add_parser("remove", parents=[common], help="remove documents")
@@ -311,6 +316,15 @@ def _serve(args: argparse.Namespace) -> int:
 
     serve(args.index, host=args.host, port=args.port, auth=auth,
           max_upload_mb=args.max_upload_mb, llm=_llm_config(args))
+    return 0
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from qa.mcp_server import serve
+
+    index = _open(args)
+    index.llm = _llm_config(args)
+    serve(index)
     return 0
 
 
