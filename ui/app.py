@@ -88,7 +88,8 @@ class ChatApp:
         except QAError as error:
             yield render.answer_html(sentence(str(error)), found=False)
             return
-        yield render.answer_html(answer.text, answer.found) + render.checks_html(answer) + sources
+        yield (render.answer_html(answer.text, answer.found) + render.checks_html(answer)
+               + render.COPY_BUTTON + sources)
 
     def ask(self, question: str, k: int = 5, mode: str = "extractive") -> dict:
         """Answer a question from the indexed documents, citing the passages it quotes.
@@ -139,9 +140,12 @@ class ChatApp:
         return line[:LABEL_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
     def document_action(self, event: gr.EventData, request: gr.Request) -> tuple:
-        """A click in the documents list: {"action": "preview" | "remove", "path": ...}."""
+        """A click in the documents list: {"action": "preview" | "remove", "document": path}.
+
+        (Not "path": Gradio would take the data for a file to fetch from its cache.)
+        """
         data = event._data or {}
-        path, action = str(data.get("path") or ""), data.get("action")
+        path, action = str(data.get("document") or ""), data.get("action")
         if action == "remove":
             return (*self.remove(path, request), "")
         if action != "preview":
@@ -264,13 +268,14 @@ def history_pairs(history: list[dict]) -> list[tuple[str, str]]:
 
 
 def plain_text(content: Any) -> str:
-    """The visible text of a message: its answer only, without the Sources section."""
+    """The visible text of a message: for an answer, its text only (no notices, sources)."""
     if isinstance(content, list):
         content = " ".join(plain_text(part) for part in content)
     elif isinstance(content, dict):
         content = content.get("text", "")
-    text = str(content or "").split('<div class="qa-sources">')[0]
-    text = re.split(r'<div class="qa-(?:notice|unsupported)">', text)[0]
+    text = str(content or "")
+    answer = re.search(r'<div class="qa-answer[^"]*">(.*?)</div>', text, flags=re.DOTALL)
+    text = answer.group(1) if answer else text
     return html.unescape(re.sub(r"<[^>]*>", "", text.replace("<br>", "\n"))).strip()
 
 
@@ -341,13 +346,13 @@ def fold_on_phones(width: float) -> list:
 
 
 def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
-    """The chat: answers with Sources, copy buttons, history kept in the browser."""
+    """The chat: answers with Sources and a copy button, history kept in the browser."""
     chatbot = gr.Chatbot(
         elem_id="qa-chat",
         show_label=False,
         placeholder=PLACEHOLDER,
         latex_delimiters=[],
-        buttons=["copy"],
+        buttons=[],  # Gradio's copy button would copy the HTML; answers carry their own
         feedback_options=None,
         allow_tags=False,
         scale=1,

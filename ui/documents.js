@@ -5,9 +5,9 @@ element.addEventListener("click", (event) => {
   const open = event.target.closest(".qa-doc-open");
   if (remove) {
     if (window.confirm(`Remove ${remove.dataset.name} from the index?`)) {
-      trigger("click", { action: "remove", path: remove.dataset.path });
+      trigger("click", { action: "remove", document: remove.dataset.path });
     }
   } else if (open) {
-    trigger("click", { action: "preview", path: open.dataset.path });
+    trigger("click", { action: "preview", document: open.dataset.path });
   }
 });

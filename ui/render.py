@@ -19,6 +19,9 @@ CONTEXT_CHARS = 400  # of document text shown before and after a passage in its 
 EXCERPT_CHARS = 160  # of passage text shown around its quotes in a source card
 PREVIEW_CHARS = 3000  # of a document's text shown in its preview
 _SPECIAL = frozenset(string.punctuation)
+COPY_BUTTON = (  # ui/page.js copies the answer and its sources as plain text
+    '<div class="qa-actions"><button class="qa-copy" type="button">Copy answer</button></div>'
+)
 _MARKER = re.compile(r"&#91;(\d+)&#93;")
 
 
@@ -31,7 +34,7 @@ def escape(text: str) -> str:
 def answer_html(text: str, found: bool = True) -> str:
     """The answer (possibly partial, while streaming) with styled [n] markers."""
     body = _MARKER.sub(
-        r'<span class="qa-cite" data-n="\1" title="Show source \1">&#91;\1&#93;</span>',
+        r'<span class="qa-cite" title="Show source \1">&#91;\1&#93;</span>',
         escape(text),
     )
     css = "qa-answer" if found else "qa-answer qa-notfound"
@@ -79,7 +82,7 @@ def _source_card(n: int, citations: list[Any], full_text: str | None) -> str:
     trimmed = start > 0 or end < len(hit.text)
     page = f'<span class="qa-source-page">page {hit.page}</span>' if hit.page else ""
     return (
-        f'<div class="qa-source" data-n="{n}">'
+        '<div class="qa-source">'
         f'<div class="qa-source-head"><span class="qa-source-n">{n}</span>'
         f'<span class="qa-source-file">{escape(Path(hit.source).name)}</span>{page}'
         f'<span class="qa-source-score" title="similarity between question and passage">'
