@@ -359,7 +359,7 @@ def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
         height="72vh",
     )
     textbox = gr.Textbox(
-        placeholder="Ask a question about your documents…",
+        placeholder="Ask about your documents…",
         show_label=False,
         elem_id="qa-question",
         submit_btn=True,
