@@ -193,7 +193,7 @@ def test_an_upload_with_a_hostile_name_is_indexed_inside_the_index_folder(tmp_pa
     source.write_text("# Ferry\n\nThe Skerray ferry leaves at dawn every Tuesday.\n")
     app = ChatApp(str(tmp_path / "index"), max_upload_mb=5)
 
-    app.add_files([str(source)], None)  # None: a direct call, not a web request
+    app.add_files([str(source)])
 
     stored = tmp_path / "index" / "uploads" / "evil notes.md"
     assert [d.path for d in app.index.documents()] == [str(stored)]

@@ -163,7 +163,7 @@ class ChatApp:
     def add_files(
         self,
         files: list[str] | None,
-        request: gr.Request,
+        request: gr.Request | None = None,  # None: called from Python, not from a browser
         progress: gr.Progress = gr.Progress(),  # noqa: B008
     ) -> tuple:
         """Upload handler: check, store under <index>/uploads, index with progress."""
