@@ -306,11 +306,11 @@ def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict
     with gr.Accordion("Documents", open=True, elem_id="qa-documents-panel") as documents:
         table = gr.HTML(elem_id="qa-documents", js_on_load=(HERE / "documents.js").read_text())
         preview = gr.HTML(elem_id="qa-preview")
-        files = gr.File(label="Add documents", file_count="multiple", elem_id="qa-upload",
-                        height=110)
+        files = gr.File(label="Add documents", show_label=False, file_count="multiple",
+                        elem_id="qa-upload", height=110)
         gr.HTML(
-            f'<div class="qa-hint">{", ".join(e.lstrip(".") for e in uploads.SUPPORTED)} files, '
-            f"up to {max_upload_mb} MB each. They can be asked about as soon as they are "
+            f'<div class="qa-hint">Add {", ".join(e.lstrip(".") for e in uploads.SUPPORTED)} '
+            f"files, up to {max_upload_mb} MB each. They can be asked about as soon as they are "
             "indexed.</div>"
         )
         status = gr.HTML(elem_id="qa-status")
