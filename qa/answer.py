@@ -14,6 +14,7 @@ cites nothing.
 import functools
 import math
 import re
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ BM25_K1, BM25_B = 1.2, 0.75
 NOT_FOUND = "The documents do not contain an answer to this question."
 _WORD = re.compile(r"\w+")
 _STEMMER = snowballstemmer.stemmer("english")
+_STEMMER_LOCK = threading.Lock()  # a Snowball stemmer keeps the word it works on in itself
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +153,8 @@ def _terms(text: str) -> list[str]:
 @functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     """Snowball is pure Python: the same words recur in every answer, so stem each once."""
-    return _STEMMER.stemWord(word)
+    with _STEMMER_LOCK:
+        return _STEMMER.stemWord(word)
 
 
 def _choose(similarities: np.ndarray, lexical: np.ndarray) -> list[int]:
