@@ -371,12 +371,20 @@ def _listed(url: str) -> list[str]:
     return [Path(hit["source"]).name for hit in hits]
 
 
-def test_dark_mode_keeps_quotes_and_notices_readable(browser, server, shots, capsys):
+def test_dark_mode_keeps_quotes_and_status_lines_readable(browser, server, shots, capsys,
+                                                         tmp_path):
     dark = open_page(browser, server, color_scheme="dark")
     try:
         ask(dark, "Who has resigned over the recording?")
-        contrast = dark.evaluate(CONTRAST_JS, "#qa-chat mark.qa-quote")
-        assert contrast >= 4.5, contrast
+        assert dark.evaluate(CONTRAST_JS, "#qa-chat mark.qa-quote") >= 4.5
+        note, wrong = tmp_path / "night-note.txt", tmp_path / "night.exe"
+        note.write_text("The night ferry leaves at midnight.")
+        wrong.write_bytes(b"MZ")
+        upload(dark, note, wrong)
+        for line in ("#qa-status li.qa-ok", "#qa-status li.qa-problem"):
+            contrast = dark.evaluate(CONTRAST_JS, line)
+            background = dark.evaluate(LIGHTNESS_JS, line)
+            assert contrast >= 4.5 and background < 0.2, (line, contrast, background)
         screenshot(dark, shots, "4-answer-dark", capsys)
     finally:
         dark.context.close()
@@ -393,6 +401,13 @@ CONTRAST_JS = """selector => {
     node = node.parentElement; bg = getComputedStyle(node).backgroundColor; }
   const [a, b] = [lum(style.color), lum(bg)].sort((x, y) => y - x);
   return (a + 0.05) / (b + 0.05);
+}"""
+
+
+LIGHTNESS_JS = """selector => {
+  const [r, g, b] = getComputedStyle(document.querySelector(selector)).backgroundColor
+    .match(/[\\d.]+/g).slice(0, 3).map(Number);
+  return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
 }"""
 
 
