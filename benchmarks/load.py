@@ -3,16 +3,20 @@
 Each of --clients threads makes its own `gradio_client.Client` (as separate users'
 scripts would), waits until every client is connected, then asks --questions
 questions one after another through the public `/ask` endpoint (or `/search`
-with --endpoint search). A request succeeds when it returns without error and
-its result has the right shape (an answer, with `[n]` and citations when found;
-for search, a list of hits). The script prints one table: requests, failures,
-wall time, throughput (requests/s over the asking phase), and latency p50 / p95
-/ max in ms, with the 1-minute load average at the start and the end (read every
-figure beside it: the machine may be shared). It exits 1 if any request failed.
+with --endpoint search, or the chat page's own streaming `/chat` with --endpoint
+chat). A request succeeds when it returns without error and its result has the
+right shape (an answer, with `[n]` and citations when found; for search, a list
+of hits; for chat, an answer block). The script prints one table: requests,
+failures, wall time, throughput (requests/s over the asking phase), and latency
+p50 / p95 / max in ms (for chat, also the first word: the first streamed update
+that shows answer text), with the 1-minute load average at the start and the end
+(read every figure beside it: the machine may be shared). It exits 1 if any
+request failed.
 
     .venv/bin/python benchmarks/load.py                       # serves seeds/ itself
     .venv/bin/python benchmarks/load.py --url http://127.0.0.1:7860 [--auth USER:PASS]
     .venv/bin/python benchmarks/load.py --clients 32 --questions 10 --json
+    .venv/bin/python benchmarks/load.py --endpoint chat --clients 50 --questions 1
 
 Without --url it indexes seeds/ into a temporary folder, starts `qa serve` on a
 free port, and stops it at the end. This is a measurement, not a test: no figure
@@ -61,6 +65,9 @@ def percentile(values: list[float], fraction: float) -> float:
 
 def check(endpoint: str, result) -> str | None:
     """Why a result is wrong, or None if it has the shape the API promises."""
+    if endpoint == "chat":
+        answer = result[0] if isinstance(result, list | tuple) else result
+        return None if 'class="qa-answer' in str(answer) else f"not an answer: {answer!r:.200}"
     if endpoint == "search":
         if not isinstance(result, list) or not all("text" in hit for hit in result):
             return f"not a list of hits: {str(result)[:200]}"
@@ -73,20 +80,20 @@ def check(endpoint: str, result) -> str | None:
 
 
 def run_load(url: str, clients: int, questions: int, endpoint: str = "ask",
-             auth: tuple[str, str] | None = None) -> dict:
+             auth: tuple[str, str] | None = None, client: str = "http") -> dict:
     """Ask `questions` questions from each of `clients` concurrent clients; the figures."""
-    from gradio_client import Client
-
     latencies: list[float] = []
+    first_words: list[float] = []
     failures: list[str] = []
     lock = threading.Lock()
     ready = threading.Barrier(clients + 1)
     connect_seconds: list[float] = []
+    connect = HttpAsker if client == "http" else GradioAsker
 
     def client_thread(number: int) -> None:
         try:
             started = time.perf_counter()
-            client = Client(url, auth=auth, verbose=False, download_files=False)
+            asker = connect(url, auth)
             with lock:
                 connect_seconds.append(time.perf_counter() - started)
         except Exception as error:  # noqa: BLE001 - counted and reported, not raised
@@ -99,16 +106,17 @@ def run_load(url: str, clients: int, questions: int, endpoint: str = "ask",
             question = QUESTIONS[(number + i) % len(QUESTIONS)]
             started = time.perf_counter()
             try:
-                result = client.predict(question, 5, api_name=f"/{endpoint}")
+                result, first = asker.ask(endpoint, question)
                 problem = check(endpoint, result)
             except Exception as error:  # noqa: BLE001
-                problem = repr(error)
+                problem, first = repr(error), None
             elapsed = time.perf_counter() - started
             with lock:
                 if problem:
                     failures.append(f"client {number}, question {i}: {problem}")
                 else:
                     latencies.append(elapsed)
+                    first_words.append(first - started if first else elapsed)
 
     threads = [threading.Thread(target=client_thread, args=(n,)) for n in range(clients)]
     load_before = os.getloadavg()[0]
@@ -120,8 +128,10 @@ def run_load(url: str, clients: int, questions: int, endpoint: str = "ask",
         thread.join()
     wall = time.perf_counter() - started
     ms = [1000 * value for value in latencies]
+    first_ms = [1000 * value for value in first_words]
     return {
-        "url": url, "endpoint": endpoint, "clients": clients, "questions_per_client": questions,
+        "url": url, "endpoint": endpoint, "client": client, "clients": clients,
+        "questions_per_client": questions,
         "requests": clients * questions, "ok": len(latencies),
         "failed": clients * questions - len(latencies), "wall_s": round(wall, 2),
         "throughput_rps": round(len(latencies) / wall, 2) if wall else 0.0,
@@ -129,6 +139,8 @@ def run_load(url: str, clients: int, questions: int, endpoint: str = "ask",
         "p95_ms": round(percentile(ms, 0.95), 1) if ms else None,
         "max_ms": round(max(ms), 1) if ms else None,
         "mean_ms": round(statistics.fmean(ms), 1) if ms else None,
+        "first_word_p50_ms": round(percentile(first_ms, 0.50), 1) if first_ms else None,
+        "first_word_max_ms": round(max(first_ms), 1) if first_ms else None,
         "connect_p50_ms": round(1000 * statistics.median(connect_seconds), 1)
         if connect_seconds else None,
         "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
@@ -136,14 +148,70 @@ def run_load(url: str, clients: int, questions: int, endpoint: str = "ask",
     }
 
 
+class HttpAsker:
+    """A client of the app's REST API (POST /gradio_api/call/NAME, then read its event
+    stream): one keep-alive connection, no polling, and one session for all its calls,
+    as a browser page or a `gradio_client.Client` has (a call without a session_hash
+    makes the server set up a new session, which costs more than the answer)."""
+
+    def __init__(self, url: str, auth: tuple[str, str] | None) -> None:
+        import uuid
+
+        import httpx
+
+        self.base = url.rstrip("/")
+        self.session = uuid.uuid4().hex
+        self.http = httpx.Client(timeout=120)
+        if auth:
+            self.http.post(f"{self.base}/login", data={"username": auth[0], "password": auth[1]})
+
+    def ask(self, endpoint: str, question: str) -> tuple[object, float | None]:
+        """The endpoint's final result, and when its first output arrived."""
+        data = [question, 5, "extractive"] if endpoint in ("ask", "chat") else [question, 5]
+        call = f"{self.base}/gradio_api/call/{endpoint}"
+        response = self.http.post(call, json={"data": data, "session_hash": self.session})
+        response.raise_for_status()
+        first, event = None, None
+        with self.http.stream("GET", f"{call}/{response.json()['event_id']}") as stream:
+            for line in stream.iter_lines():
+                if line.startswith("event:"):
+                    event = line.split(":", 1)[1].strip()
+                elif line.startswith("data:") and event in ("generating", "complete"):
+                    first = first or time.perf_counter()
+                    if event == "complete":
+                        return json.loads(line[5:])[0], first
+                elif line.startswith("data:") and event == "error":
+                    raise RuntimeError(f"the app reported an error: {line[5:].strip()}")
+        raise RuntimeError("the event stream ended without a result")
+
+
+class GradioAsker:
+    """A `gradio_client.Client`, as a Python script would use it."""
+
+    def __init__(self, url: str, auth: tuple[str, str] | None) -> None:
+        from gradio_client import Client
+
+        self.client = Client(url, auth=auth, verbose=False, download_files=False)
+
+    def ask(self, endpoint: str, question: str) -> tuple[object, float | None]:
+        if endpoint != "chat":
+            return self.client.predict(question, 5, api_name=f"/{endpoint}"), None
+        first = None
+        job = self.client.submit(question, 5, "extractive", api_name="/chat")
+        for _ in job:  # streamed updates: the first one shows the first words
+            first = first or time.perf_counter()
+        return job.result(), first
+
+
 def print_table(figures: dict) -> None:
     columns = ["clients", "questions_per_client", "requests", "ok", "failed", "wall_s",
-               "throughput_rps", "p50_ms", "p95_ms", "max_ms", "connect_p50_ms"]
+               "throughput_rps", "p50_ms", "p95_ms", "max_ms", "first_word_p50_ms",
+               "first_word_max_ms", "connect_p50_ms"]
     heads = ["clients", "q/client", "requests", "ok", "failed", "wall s", "req/s",
-             "p50 ms", "p95 ms", "max ms", "connect ms"]
+             "p50 ms", "p95 ms", "max ms", "first word p50", "first word max", "connect ms"]
     widths = [max(len(head), len(str(figures[col]))) for head, col in zip(heads, columns,
                                                                           strict=True)]
-    print(f"/{figures['endpoint']} at {figures['url']}")
+    print(f"/{figures['endpoint']} at {figures['url']}, {figures['client']} clients")
     print("  ".join(head.rjust(width) for head, width in zip(heads, widths, strict=True)))
     print("  ".join(str(figures[col]).rjust(width) for col, width in zip(columns, widths,
                                                                         strict=True)))
@@ -195,15 +263,20 @@ def main() -> int:
     parser.add_argument("--auth", default=os.environ.get("QA_AUTH"), metavar="USER:PASS")
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--questions", type=int, default=10, help="per client")
-    parser.add_argument("--endpoint", choices=["ask", "search"], default="ask")
+    parser.add_argument("--endpoint", choices=["ask", "search", "chat"], default="ask")
+    parser.add_argument("--client", choices=["http", "gradio"], default="http",
+                        help="http: the REST API with httpx (default); gradio: gradio_client, "
+                             "whose polling threads cost more CPU than the server here")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args()
     auth = tuple(args.auth.split(":", 1)) if args.auth else None
     if args.url:
-        figures = run_load(args.url, args.clients, args.questions, args.endpoint, auth)
+        figures = run_load(args.url, args.clients, args.questions, args.endpoint, auth,
+                           args.client)
     else:
         with own_server() as url:
-            figures = run_load(url, args.clients, args.questions, args.endpoint, auth)
+            figures = run_load(url, args.clients, args.questions, args.endpoint, auth,
+                               args.client)
     if args.json:
         print(json.dumps(figures, indent=2))
     else:

@@ -27,6 +27,7 @@ the answer says plainly that the documents do not contain it and cites nothing.
 import functools
 import math
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -43,6 +44,7 @@ MIN_QUOTE_WORDS = 3
 NOT_FOUND = "The documents do not contain an answer to this question."
 _WORD = re.compile(r"\w+")
 _STEMMER = snowballstemmer.stemmer("porter")  # the algorithm of SQLite FTS5's porter tokenizer
+_STEMMER_LOCK = threading.Lock()  # a Snowball stemmer keeps the word it works on in itself
 _STOPWORDS = frozenset((
     "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and",
     "or", "but", "nor", "is", "are", "was", "were", "be", "been", "being", "am", "do",
@@ -287,7 +289,8 @@ def _words(text: str) -> list[str]:
 @functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     """Snowball is pure Python: the same words recur in every answer, so stem each once."""
-    return _STEMMER.stemWord(word)
+    with _STEMMER_LOCK:
+        return _STEMMER.stemWord(word)
 
 
 def _candidates(sentences: Sequence[SentenceRow], by_chunk: dict[int, Hit]) -> list[_Candidate]:

@@ -114,6 +114,11 @@ def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
     for register in plugins.values():
         register(commands, common)
 
+    mcp = commands.add_parser("mcp", parents=[common],
+                              help="serve search and ask to AI assistants (MCP over stdio)")
+    add_llm_options(mcp)
+    mcp.set_defaults(run=_mcp)
+
     _add_eval(commands, common)
 
     remove = commands.add_parser("remove", parents=[common], help="remove documents")
@@ -385,6 +390,15 @@ def _remove(args: argparse.Namespace) -> int:
             print(f"qa: not in the index: {path}", file=sys.stderr)
             status = 1
     return status
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from qa.mcp_server import serve
+
+    index = _open(args)
+    index.llm = llm_config(args)
+    serve(index)
+    return 0
 
 
 def _place(hit, start: int, end: int) -> str:

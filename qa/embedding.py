@@ -14,7 +14,7 @@ its passage), which the extractive answer uses to pick the sentence to quote.
 import functools
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -47,17 +47,63 @@ class Embedder(Protocol):
     ) -> tuple[np.ndarray, list[np.ndarray]]: ...
 
 
+class _Batcher:
+    """Runs `embed` for texts from several threads at once as one batch.
+
+    The first caller embeds; callers that arrive meanwhile wait, and the next of them
+    embeds all their texts together. A model embeds 16 questions in about a quarter of
+    the time of 16 single calls, so concurrent questions wait less.
+    """
+
+    def __init__(self, embed: Callable[[list[str]], np.ndarray]) -> None:
+        self._embed = embed
+        self._changed = threading.Condition()
+        self._waiting: list[list] = []  # [texts, vectors or None, error or None] per call
+        self._busy = False
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        call = [list(texts), None, None]
+        with self._changed:
+            self._waiting.append(call)
+            while self._busy and call[1] is None and call[2] is None:
+                self._changed.wait()
+            if call[1] is None and call[2] is None:
+                self._busy, batch, self._waiting = True, self._waiting, []
+        if call[1] is None and call[2] is None:
+            self._run(batch)
+        if call[2] is not None:
+            raise call[2]
+        return call[1]
+
+    def _run(self, batch: list[list]) -> None:
+        try:
+            vectors = self._embed([text for texts, _, _ in batch for text in texts])
+            start = 0
+            for call in batch:
+                call[1] = vectors[start:start + len(call[0])]
+                start += len(call[0])
+        except BaseException as error:  # every waiting caller gets the error
+            for call in batch:
+                call[2] = error
+        finally:
+            with self._changed:
+                self._busy = False
+                self._changed.notify_all()
+
+
 class SentenceTransformerEmbedder:
     """An Embedder backed by a sentence-transformers model, loaded on first use.
 
     Safe to share between threads: calls take turns, since a fast tokenizer raises
-    "Already borrowed" when used by two threads at once.
+    "Already borrowed" when used by two threads at once; `embed` calls that arrive
+    together are embedded as one batch.
     """
 
     def __init__(self, name: str = DEFAULT_MODEL, batch_size: int = 32) -> None:
         self.name = name
         self.batch_size = batch_size
         self._lock = threading.RLock()
+        self._batcher = _Batcher(self._embed_now)
 
     @functools.cached_property
     def model(self):
@@ -97,6 +143,9 @@ class SentenceTransformerEmbedder:
         return [len(ids) for ids in encoded["input_ids"]]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._batcher(texts)
+
+    def _embed_now(self, texts: list[str]) -> np.ndarray:
         with self._lock:
             vectors = self.model.encode(
                 list(texts), batch_size=self.batch_size, normalize_embeddings=True,

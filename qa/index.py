@@ -8,7 +8,7 @@ the index folder, so two indexing runs on this machine never write at once.
 """
 
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -242,16 +242,22 @@ class Index:
 
     # -- writing -----------------------------------------------------------------
 
-    def add(self, paths: Iterable[str | Path], ray: bool | str = False) -> Report:
+    def add(
+        self, paths: Iterable[str | Path], ray: bool | str = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Report:
         """Index new and changed files under `paths`; drop indexed files that vanished there.
 
         Documents indexed from other paths are left as they are. ray: embed on a Ray
         cluster (True: a local one; a string: the address of one), see `qa.distributed`.
+        progress: called as progress(passages embedded, passages to embed) while embedding
+        in this process.
         """
         paths = [Path(p).expanduser().absolute() for p in paths]
         with _write_lock(self.path):
             if ray is False:
-                report = ingest.ingest(self.backend, paths, self.settings, self._embedder)
+                report = ingest.ingest(self.backend, paths, self.settings, self._embedder,
+                                       progress)
             else:
                 from qa.distributed import ray_ingest
 

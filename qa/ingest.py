@@ -10,7 +10,7 @@ read; files whose content hash is unchanged are not embedded again.
 
 import hashlib
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
@@ -137,14 +137,27 @@ def prepare(
     return Prepared(document, state, prefix, chunks, known is not None)
 
 
-def embed(batch: list[Prepared], embedder: Embedder, progress: bool = False) -> list[Embedded]:
-    """Embed the chunks of the prepared documents together (passage and sentence vectors)."""
+Progress = Callable[[int, int], None]  # called as progress(passages embedded, to embed)
+
+
+def embed(
+    batch: list[Prepared], embedder: Embedder, progress: bool = False,
+    report_progress: Progress | None = None, done: int = 0,
+) -> list[Embedded]:
+    """Embed the chunks of the prepared documents together (passage and sentence vectors).
+
+    progress: show a progress bar; report_progress: call it after each embedding batch,
+    counting from `done` passages already embedded in this run.
+    """
     chunks = [(p, c) for p in batch for c in p.chunks]
     if not chunks:
         return [Embedded(p.document, p.state, [], np.zeros((0, 0), np.float32), [], p.is_update)
                 for p in batch]
     texts, spans = zip(*(_embedding_input(p.prefix, c) for p, c in chunks), strict=True)
-    vectors, sentence_vectors = embedder.embed_passages(texts, spans, progress=progress)
+    if report_progress:
+        vectors, sentence_vectors = _embed_reporting(embedder, texts, spans, report_progress, done)
+    else:
+        vectors, sentence_vectors = embedder.embed_passages(texts, spans, progress=progress)
     embedded, offset = [], 0
     for p in batch:
         n = len(p.chunks)
@@ -152,6 +165,23 @@ def embed(batch: list[Prepared], embedder: Embedder, progress: bool = False) -> 
                                  sentence_vectors[offset:offset + n], p.is_update))
         offset += n
     return embedded
+
+
+def _embed_reporting(
+    embedder: Embedder, texts: Sequence[str], spans: Sequence, progress: Progress, done: int
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Embed one model batch at a time, calling progress(embedded, total) after each."""
+    total, step = done + len(texts), embedder.batch_size
+    passages: list[np.ndarray] = []
+    sentences: list[np.ndarray] = []
+    progress(done, total)
+    for start in range(0, len(texts), step):
+        vectors, pooled = embedder.embed_passages(texts[start:start + step],
+                                                  spans[start:start + step])
+        passages.append(vectors)
+        sentences += pooled
+        progress(done + start + len(vectors), total)
+    return np.concatenate(passages), sentences
 
 
 def write(backend: Backend, items: Iterable[Embedded | Outcome], report: Report) -> None:
@@ -177,8 +207,14 @@ def remove_vanished(backend: Backend, known: dict[str, FileState], roots: list[P
 
 # -- the stages chained in this process ----------------------------------------------------
 
-def ingest(backend: Backend, paths: list[Path], settings: Settings, embedder: Embedder) -> Report:
-    """Index new and changed files under `paths` (absolute); drop vanished ones there."""
+def ingest(
+    backend: Backend, paths: list[Path], settings: Settings, embedder: Embedder,
+    progress: Progress | None = None,
+) -> Report:
+    """Index new and changed files under `paths` (absolute); drop vanished ones there.
+
+    progress: called as progress(passages embedded, passages to embed) while embedding.
+    """
     report = Report()
     known = backend.file_states()
     files = list(find(paths))
@@ -191,18 +227,20 @@ def ingest(backend: Backend, paths: list[Path], settings: Settings, embedder: Em
             continue
         pending.append(item)
         if sum(len(p.chunks) for p in pending) >= EMBED_BATCH_CHUNKS:
-            _embed_and_write(backend, pending, embedder, settings, few_files, report)
+            _embed_and_write(backend, pending, embedder, settings, few_files, report, progress)
             pending = []
-    _embed_and_write(backend, pending, embedder, settings, few_files, report)
+    _embed_and_write(backend, pending, embedder, settings, few_files, report, progress)
     remove_vanished(backend, known, paths, report)
     return report
 
 
 def _embed_and_write(backend: Backend, pending: list[Prepared], embedder: Embedder,
-                     settings: Settings, show_batches: bool, report: Report) -> None:
+                     settings: Settings, show_batches: bool, report: Report,
+                     report_progress: Progress | None) -> None:
     chunks = sum(len(p.chunks) for p in pending)
     progress = show_batches and chunks > 2 * settings.batch_size
-    write(backend, embed(pending, embedder, progress), report)
+    write(backend, embed(pending, embedder, progress, report_progress, report.chunks_embedded),
+          report)
 
 
 def _prefix_and_budget(

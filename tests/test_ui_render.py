@@ -89,13 +89,56 @@ def test_no_citations_means_no_sources_section():
     assert render.sources_html([], lambda source: DOC) == ""
 
 
-def test_documents_table_escapes_names():
+def test_documents_list_shows_title_folder_and_name_escaped():
     class Info:
-        path, title, chunks, indexed_at = "/d/<img src=x>.md", "<i>t</i>", 3, "2024-05-01T10:00:00"
+        path, title, chunks, indexed_at = "/d/<b>/<img src=x>.md", "<i>t</i>", 3, "2024-05-01T10:00"
 
-    markup = render.documents_html([Info()])
-    assert "<img" not in markup and "<i>" not in markup
-    assert "<img src=x>.md" in visible(markup) and "1 May 10:00" in markup
+    markup = render.documents_html([Info()], lambda d: d.title)
+    assert "<img" not in markup and "<i>" not in markup and "<b>" not in markup
+    shown = visible(markup)
+    assert "<i>t</i>" in shown and "<img src=x>.md · /d/<b>" in shown
+    assert "3 passages · indexed 1 May 10:00" in shown
+    assert html.unescape(re.search(r'data-path="([^"]*)"', markup).group(1)) == Info.path
+
+
+def test_a_preview_shows_the_start_of_the_text_and_how_much_more_there_is():
+    class Info:
+        path, title, chunks, indexed_at = "/d/long.txt", "", 9, "2024-05-01T10:00:00"
+
+    text = "<script>x</script> " + "word " * 1000
+    shown = visible(render.preview_html(Info(), "Long", text))
+    assert shown.startswith("Long/d/long.txt<script>x</script> word")
+    assert f"… {len(text) - render.PREVIEW_CHARS:,} more characters" in shown
+
+
+def test_documents_without_a_title_are_named_by_their_first_line(chat, seed_index):
+    (seed,) = seed_index.documents()
+    assert chat.label(seed) == (
+        "Los Angeles City Councilmember Kevin de León told CBS Los Angeles on…"
+    )
+    listing, examples = chat.documents()
+    assert examples["examples"] == [{"text": f"What is “{chat.label(seed)}” about?"}]
+
+
+def test_the_notice_of_a_fallback_is_readable_and_keeps_its_cause_folded():
+    from qa import Answer
+
+    answer = Answer("q", "Quoted. [1]", True, (), notice="(http://x failed: APIConnectionError)")
+    markup = render.checks_html(answer)
+    assert visible(markup).startswith("The language model could not answer, so this answer "
+                                      "quotes the documents.")
+    assert "APIConnectionError" in markup[markup.index("<details>"):]
+
+
+def test_settings_say_how_to_enable_a_language_model_when_none_is_configured(tmp_path):
+    from qa.llm import LLMConfig
+
+    def shown(demo) -> str:
+        return " ".join(str(block.value) for block in demo.blocks.values()
+                        if getattr(block, "elem_id", None) == "qa-llm-help")
+
+    assert "QA_LLM_BASE_URL" in shown(build_app(str(tmp_path / "a")))
+    assert shown(build_app(str(tmp_path / "b"), llm=LLMConfig("http://x/v1", "m"))) == ""
 
 
 @pytest.mark.parametrize(
@@ -175,10 +218,7 @@ HOSTILE_QUESTIONS = [
 
 
 @pytest.mark.parametrize("question", HOSTILE_QUESTIONS, ids=lambda q: repr(q[:20]))
-def test_hostile_questions_in_the_chat_get_an_answer_or_a_message(chat, question, monkeypatch):
-    import ui.app
-
-    monkeypatch.setattr(ui.app, "STREAM_DELAY", 0)
+def test_hostile_questions_in_the_chat_get_an_answer_or_a_message(chat, question):
     shown = list(chat.respond(question, [], 5, "extractive"))
 
     assert shown and all(isinstance(markup, str) for markup in shown)
@@ -229,6 +269,11 @@ def test_history_pairs_take_the_answer_without_its_sources():
     assert history_pairs(history) == [("Who resigned?", "He resigned [1]"), ("Why?", "Because [1]")]
 
 
+def test_an_answer_arrives_in_one_piece_with_its_sources(chat):
+    shown = list(chat.respond("Who has resigned over the recording?", [], 5, "extractive"))
+    assert len(shown) == 1 and "qa-sources" in shown[0] and "Copy answer" in visible(shown[0])
+
+
 def test_plain_text_decodes_escaped_characters():
     assert plain_text(render.answer_html("a < b & c [2]")) == "a < b & c [2]"
 
@@ -244,3 +289,12 @@ def test_app_over_a_new_folder_creates_an_empty_index(tmp_path):
     assert (tmp_path / "fresh").is_dir()
     public = {fn.api_name for fn in demo.fns.values() if fn.api_visibility == "public"}
     assert public == {"ask", "search"}
+
+
+def test_gradio_cache_copies_are_deleted_and_nothing_outside_it(tmp_path):
+    cache, elsewhere = tmp_path / "cache", tmp_path / "mine.txt"
+    (cache / "abc").mkdir(parents=True)
+    (cache / "abc" / "up.txt").write_text("x")
+    elsewhere.write_text("keep")
+    uploads.discard_cached([str(cache / "abc" / "up.txt"), str(elsewhere)], cache)
+    assert not (cache / "abc").exists() and elsewhere.read_text() == "keep"

@@ -16,10 +16,12 @@ def main() -> None:
     parser.add_argument("question")
     parser.add_argument("--url", default="http://127.0.0.1:7860")
     parser.add_argument("-k", type=int, default=5, help="passages to search")
+    parser.add_argument("--mode", choices=["extractive", "llm"], default="extractive",
+                        help="llm: the server's language model writes the answer")
     args = parser.parse_args()
     auth = os.environ.get("QA_AUTH")
     client = Client(args.url, auth=tuple(auth.split(":", 1)) if auth else None, verbose=False)
-    result = client.predict(args.question, args.k, api_name="/ask")
+    result = client.predict(args.question, args.k, args.mode, api_name="/ask")
     print(result["answer"])
     for citation in result["citations"]:
         print(f"[{citation['n']}] {citation['source']}: {citation['quote']}")

@@ -5,33 +5,33 @@ import os
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+import functools
 import html
 import re
 import sys
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import gradio as gr
+from gradio.utils import get_function_description, get_upload_folder
 
-from qa import BackendConfig, Index, QAError, Settings
+from qa import BackendConfig, DocumentInfo, Index, QAError, Settings
 from qa.llm import LLMConfig
 from ui import render, uploads
 from ui.uploads import UPLOADS
 
-EXAMPLES = [
-    "Who has resigned over the recording?",
-    "Does Kevin de León plan to resign?",
-    "What did Martinez say about Bonin's son?",
-    "Who has called for everyone involved to resign?",
-]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
-STREAM_DELAY = 0.03  # seconds between words: an extractive answer is ready at once
 MAX_K = 50
-CACHE_CLEANUP = (3600, 3600)  # Gradio's temporary copies of uploads go after an hour
-CSS_PATH = Path(__file__).with_name("style.css")
+CONCURRENCY = 16  # questions answered at once (the library lets them overlap)
+EXAMPLES = 3  # example questions offered, from the most recently indexed documents
+PHONE_WIDTH = 768  # below this many pixels the panels start folded
+LABEL_CHARS = 70  # of a document's first line used as its title when it has none
+CACHE_CLEANUP = (3600, 3600)  # Gradio's temporary files go after an hour
+HERE = Path(__file__).parent
+CSS_PATH = HERE / "style.css"
 HEADER = (
     '<div class="qa-header"><div class="qa-logo">qa</div><div>'
     '<div class="qa-title">Chat with your documents</div>'
@@ -41,6 +41,17 @@ HEADER = (
 PLACEHOLDER = (
     "<div class='qa-placeholder'><b>Ask a question about your documents</b><br>"
     "Every answer cites its passages as [1], [2]… — or says when the documents do not know.</div>"
+)
+LLM_HELP = (
+    '<div class="qa-hint">To have a language model write the answers, start '
+    "<code>qa serve</code> with <code>QA_LLM_BASE_URL</code> and <code>QA_LLM_MODEL</code> "
+    "set (any OpenAI-compatible server: Ollama, llama.cpp, OpenAI), e.g. "
+    "<code>QA_LLM_BASE_URL=http://127.0.0.1:11434/v1 QA_LLM_MODEL=llama3.2 qa serve</code>. "
+    "Its answers are checked against the cited passages.</div>"
+)
+REFUSED = (
+    "Refused: documents can only be added or removed from this app's own page "
+    "(the request did not come from it)."
 )
 
 
@@ -58,8 +69,10 @@ class ChatApp:
         self.index.warm_up()  # the first question should not wait for the model to load
         self.index.llm = llm or self.index.llm
 
+    # -- questions -------------------------------------------------------------
+
     def respond(self, message: str, history: list[dict], k: float, mode: str) -> Iterator[str]:
-        """Chat handler: streams the answer, then adds its checks and Sources section."""
+        """Chat handler: the answer (an LLM's as it is written), then its checks and Sources."""
         if not message.strip():
             yield render.answer_html("Type a question about your documents.", found=False)
             return
@@ -78,35 +91,88 @@ class ChatApp:
         except QAError as error:
             yield render.answer_html(sentence(str(error)), found=False)
             return
-        if answer.mode == "extractive":  # ready at once: show it being written all the same
-            words = re.findall(r"\S+\s*", answer.text)
-            for n in range(1, len(words)):
-                yield render.answer_html("".join(words[:n]), answer.found)
-                time.sleep(STREAM_DELAY)
-        yield render.answer_html(answer.text, answer.found) + render.checks_html(answer) + sources
+        yield (render.answer_html(answer.text, answer.found) + render.checks_html(answer)
+               + render.COPY_BUTTON + sources)
 
-    def ask(self, question: str, k: int = 5) -> dict:
-        """Answer a question from the indexed documents: {question, answer, found, citations}."""
+    def ask(self, question: str, k: int = 5, mode: str = "extractive") -> dict:
+        """Answer a question from the indexed documents, citing the passages it quotes.
+
+        Args:
+            question: the question, in plain words (at most 2,000 characters).
+            k: how many passages to search for the answer (1 to 50).
+            mode: "extractive" quotes the documents; "llm" has the server's language model write the answer (only if one is configured).
+
+        Returns:
+            {question, answer, found, citations: [{n, source, title, text, quote, start, end, page, score, similarity}]}
+        """  # noqa: E501 - one line per parameter, as the API page reads them
         with user_errors():
-            return self.index.ask(question, k=clamp_k(k)).to_dict()
+            return self.index.ask(question, k=clamp_k(k), mode=mode).to_dict()
 
     def search(self, query: str, k: int = 5) -> list[dict]:
-        """The k passages most relevant to the query, best first."""
+        """The passages most relevant to the query, best first.
+
+        Args:
+            query: what to look for, in plain words (at most 2,000 characters).
+            k: how many passages to return (1 to 50).
+
+        Returns:
+            [{rank, source, title, text, start, end, page, score, similarity, chunk_id}]
+        """
         with user_errors():
             return [hit.to_dict() for hit in self.index.search(query, k=clamp_k(k))]
 
+    # -- documents -------------------------------------------------------------
+
     def documents(self) -> tuple[str, Any]:
-        """The documents table and the choices of the remove menu."""
-        docs = self.index.documents()
-        choices = sorted((Path(d.path).name, d.path) for d in docs)
-        return render.documents_html(docs), gr.Dropdown(choices=choices, value=None)
+        """The documents list, and example questions about the latest documents."""
+        docs = sorted(self.index.documents(), key=lambda d: self.label(d).lower())
+        latest = sorted(docs, key=lambda d: d.indexed_at, reverse=True)[:EXAMPLES]
+        examples = [{"text": f"What is “{self.label(d)}” about?"} for d in latest]
+        return render.documents_html(docs, self.label), gr.update(examples=examples or None)
+
+    def label(self, document: DocumentInfo) -> str:
+        """A document's title, or else the start of its first line."""
+        return document.title or self._first_line(document.path, document.indexed_at)
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - one ChatApp per server
+    def _first_line(self, path: str, indexed_at: str) -> str:
+        text = (self.index.document_text(path) or "").strip()
+        line = text.split("\n", 1)[0].strip() or Path(path).name
+        if len(line) <= LABEL_CHARS:
+            return line
+        return line[:LABEL_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+    def document_action(self, event: gr.EventData, request: gr.Request) -> tuple:
+        """A click in the documents list: {"action": "preview" | "remove", "document": path}.
+
+        (Not "path": Gradio would take the data for a file to fetch from its cache.)
+        """
+        data = event._data or {}
+        path, action = str(data.get("document") or ""), data.get("action")
+        if action == "remove":
+            return (*self.remove(path, request), "")
+        if action != "preview":
+            return gr.skip(), gr.skip(), gr.skip(), gr.skip()
+        return gr.skip(), gr.skip(), gr.skip(), self.preview(path)
+
+    def preview(self, path: str) -> str:
+        """The start of an indexed document's text."""
+        document = next((d for d in self.index.documents() if d.path == path), None)
+        if document is None:
+            return render.status_html([(False, "That document is not indexed.")])
+        text = self.index.document_text(path) or ""
+        return render.preview_html(document, self.label(document), text)
 
     def add_files(
         self,
         files: list[str] | None,
-        progress: gr.Progress = gr.Progress(track_tqdm=True),  # noqa: B008
+        request: gr.Request | None = None,  # None: called from Python, not from a browser
+        progress: gr.Progress = gr.Progress(),  # noqa: B008
     ) -> tuple:
-        """Upload handler: check, store under <index>/uploads, index incrementally."""
+        """Upload handler: check, store under <index>/uploads, index with progress."""
+        if not from_this_page(request):
+            uploads.discard_cached(files or [], Path(get_upload_folder()))
+            return render.status_html([(False, REFUSED)]), *self.documents(), None
         notes: list[tuple[bool, str]] = []
         stored: list[Path] = []
         for file in files or []:
@@ -116,14 +182,16 @@ class ChatApp:
                 notes.append((False, f"{name} was not added: {reason}."))
             else:
                 stored.append(uploads.store(Path(file), name, self.uploads_dir))
+        uploads.discard_cached(files or [], Path(get_upload_folder()))
         if stored:
-            progress(0, desc=f"Indexing {len(stored)} file(s)…")
-            notes += self.index_files(stored)
+            notes += self.index_files(stored, embedding_progress(progress))
         return render.status_html(notes), *self.documents(), None
 
-    def index_files(self, paths: list[Path]) -> list[tuple[bool, str]]:
+    def index_files(
+        self, paths: list[Path], progress: Callable[[int, int], None] | None = None
+    ) -> list[tuple[bool, str]]:
         """Index stored uploads; one outcome line per file (unreadable ones are deleted)."""
-        report = self.index.add([str(p) for p in paths])
+        report = self.index.add([str(p) for p in paths], progress=progress)
         chunks = {d.path: d.chunks for d in self.index.documents()}
         failed = dict(report.failed)
         notes = []
@@ -137,16 +205,36 @@ class ChatApp:
                 notes.append((True, f"{path.name} is indexed ({passages}), ready for questions."))
         return notes
 
-    def remove(self, path: str | None) -> tuple:
-        """Remove handler: drops the document from the index (and its uploaded copy)."""
-        if not path:
-            return render.status_html([(False, "Choose a document to remove.")]), *self.documents()
-        removed = self.index.remove(path)
-        if not removed:
+    def remove(self, path: str, request: gr.Request) -> tuple:
+        """Drop a document from the index (and its uploaded copy): (status, list, examples)."""
+        if not from_this_page(request):
+            return render.status_html([(False, REFUSED)]), *self.documents()
+        indexed = {d.path for d in self.index.documents()}
+        if path not in indexed or not self.index.remove(path):
             return render.status_html([(False, "That document is not indexed.")]), *self.documents()
         if Path(path).parent == self.uploads_dir:
             Path(path).unlink(missing_ok=True)
         return render.status_html([(True, f"{Path(path).name} was removed.")]), *self.documents()
+
+
+def embedding_progress(progress: gr.Progress) -> Callable[[int, int], None]:
+    """Report `Index.add`'s progress(embedded, total) on the page's progress bar."""
+
+    def report(done: int, total: int) -> None:
+        progress((done, total), desc="Embedding passages", unit="passages")
+
+    return report
+
+
+def from_this_page(request: gr.Request | None) -> bool:
+    """Whether a request was sent by this app's page: browsers always send its Origin with
+    the page's own requests; scripts send none, and other sites' pages their own."""
+    if request is None:  # a direct Python call, as in the tests
+        return True
+    headers = request.headers
+    origin = urlsplit(headers.get("origin") or "").netloc
+    hosts = {headers.get("host"), headers.get("x-forwarded-host")} - {None}
+    return bool(origin) and origin in hosts
 
 
 @contextmanager
@@ -183,12 +271,14 @@ def history_pairs(history: list[dict]) -> list[tuple[str, str]]:
 
 
 def plain_text(content: Any) -> str:
-    """The visible text of a message: its answer only, without the Sources section."""
+    """The visible text of a message: for an answer, its text only (no notices, sources)."""
     if isinstance(content, list):
         content = " ".join(plain_text(part) for part in content)
     elif isinstance(content, dict):
         content = content.get("text", "")
-    text = str(content or "").split('<div class="qa-sources">')[0]
+    text = str(content or "")
+    answer = re.search(r'<div class="qa-answer[^"]*">(.*?)</div>', text, flags=re.DOTALL)
+    text = answer.group(1) if answer else text
     return html.unescape(re.sub(r"<[^>]*>", "", text.replace("<br>", "\n"))).strip()
 
 
@@ -201,67 +291,79 @@ def build_app(
     title = "qa · chat with your documents"
     with gr.Blocks(title=title, fill_height=True, delete_cache=CACHE_CLEANUP) as demo:
         gr.HTML(HEADER)
-        with gr.Row(equal_height=False):
+        with gr.Row(equal_height=False, elem_classes="qa-main"):
             with gr.Column(scale=2, min_width=300, elem_classes="qa-side"):
-                settings = documents_panel(app, demo, max_upload_mb)
-            with gr.Column(scale=5):
-                chat_panel(app, settings)
-        gr.api(app.ask, api_name="ask")
-        gr.api(app.search, api_name="search")
+                panels, settings = side_panels(app, demo, max_upload_mb)
+            with gr.Column(scale=5, elem_classes="qa-chat-column"):
+                chat = chat_panel(app, settings)
+        wire_documents(app, demo, panels, chat.chatbot)
+        width = gr.Number(visible=False)  # the window's, sent by the page on load
+        demo.load(fold_on_phones, width, panels["folds"], js="() => [window.innerWidth]",
+                  api_visibility="private", queue=False)
+        documented_api(demo, app.ask, "ask")
+        documented_api(demo, app.search, "search")
     return demo
 
 
-def documents_panel(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> list[gr.Component]:
-    """Documents list, upload, removal and settings; returns the settings (k, answer mode)."""
-    gr.HTML('<div class="qa-panel-title">Documents</div>')
-    table = gr.HTML(elem_id="qa-documents")
-    files = gr.File(label="Add documents", file_count="multiple", elem_id="qa-upload", height=110)
-    gr.HTML(
-        f'<div class="qa-hint">{", ".join(e.lstrip(".") for e in uploads.SUPPORTED)} files, '
-        f"up to {max_upload_mb} MB each. They can be asked about as soon as they are indexed.</div>"
-    )
-    status = gr.HTML(elem_id="qa-status")
-    with gr.Row(equal_height=False, elem_classes="qa-remove-row"):
-        chosen = gr.Dropdown(
-            label="Remove a document", choices=[], scale=4, elem_id="qa-remove-choice"
+def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict, list]:
+    """Documents (list, preview, upload, status) and Settings, each in a fold."""
+    with gr.Accordion("Documents", open=True, elem_id="qa-documents-panel") as documents:
+        table = gr.HTML(elem_id="qa-documents", js_on_load=(HERE / "documents.js").read_text())
+        preview = gr.HTML(elem_id="qa-preview")
+        files = gr.File(label="Add documents", show_label=False, file_count="multiple",
+                        elem_id="qa-upload", height=110)
+        gr.HTML(
+            f'<div class="qa-hint">Add {", ".join(e.lstrip(".") for e in uploads.SUPPORTED)} '
+            f"files, up to {max_upload_mb} MB each. They can be asked about as soon as they are "
+            "indexed.</div>"
         )
-        remove = gr.Button("Remove", size="md", scale=1, min_width=90, elem_id="qa-remove")
-    with gr.Accordion("Settings", open=True):
+        status = gr.HTML(elem_id="qa-status")
+    with gr.Accordion("Settings", open=True, elem_id="qa-settings") as settings_fold:
         k = gr.Slider(1, 10, value=5, step=1, label="Passages to search (k)", elem_id="qa-k")
         modes = [("Extractive — answers quote the documents", "extractive")]
         if app.index.llm:
             modes.append((f"LLM — {app.index.llm.model} writes, citations are checked", "llm"))
         mode = gr.Radio(modes, value="extractive", label="Answer mode", elem_id="qa-mode")
+        if not app.index.llm:
+            gr.HTML(LLM_HELP, elem_id="qa-llm-help")
+    panels = {"table": table, "preview": preview, "files": files, "status": status,
+              "folds": [documents, settings_fold]}
+    return panels, [k, mode]
+
+
+def wire_documents(app: ChatApp, demo: gr.Blocks, panels: dict, chatbot: gr.Chatbot) -> None:
+    """Listing, preview, upload and removal; the last two only from the page itself."""
+    table, status, files = panels["table"], panels["status"], panels["files"]
+    listing = [table, chatbot]  # the list, and example questions about it
     private: dict[str, Any] = {"api_visibility": "private"}
-    demo.load(app.documents, None, [table, chosen], api_name="documents", **private)
-    outputs = [status, table, chosen]
-    files.upload(
-        app.add_files,
-        files,
-        [*outputs, files],
-        api_name="upload",
-        show_progress_on=files,
-        **private,
-    )
-    remove.click(app.remove, chosen, outputs, api_name="remove", show_progress_on=table, **private)
-    return [k, mode]
+    demo.load(app.documents, None, listing, **private)
+    table.click(app.document_action, None, [status, *listing, panels["preview"]],
+                show_progress_on=table, **private)
+    files.upload(None, None, status, js="() => ''", **private)  # clear the last upload's lines
+    files.upload(app.add_files, files, [status, *listing, files], show_progress_on=files,
+                 **private)
+
+
+def fold_on_phones(width: float) -> list:
+    """Fold the documents and settings panels on narrow screens, so the chat comes first."""
+    return [gr.update(open=not 0 < width < PHONE_WIDTH)] * 2
 
 
 def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
-    """The chat: streamed answers with Sources, example questions on first load."""
+    """The chat: answers with Sources and a copy button, history kept in the browser."""
     chatbot = gr.Chatbot(
         elem_id="qa-chat",
         show_label=False,
         placeholder=PLACEHOLDER,
         latex_delimiters=[],
-        buttons=[],
+        buttons=[],  # Gradio's copy button would copy the HTML; answers carry their own
         feedback_options=None,
         allow_tags=False,
         scale=1,
         height="72vh",
     )
     textbox = gr.Textbox(
-        placeholder="Ask a question about your documents…",
+        placeholder="Ask about your documents…",
         show_label=False,
         elem_id="qa-question",
         submit_btn=True,
@@ -273,11 +375,24 @@ def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
         chatbot=chatbot,
         textbox=textbox,
         additional_inputs=settings,
-        examples=[[question, None, None] for question in EXAMPLES],
+        # Replaced on load by questions about the indexed documents (none if there are none).
+        examples=[["What are these documents about?", None, None]],
         api_name="chat",
-        api_visibility="private",
+        api_visibility="undocumented",  # scripts use /ask; benchmarks/load.py uses this too
         fill_height=True,
+        save_history=True,
     )
+
+
+def documented_api(demo: gr.Blocks, fn: Callable, name: str) -> None:
+    """A public endpoint whose parameters the API page shows by name, with their description
+    (taken from the function's docstring)."""
+    dependency = gr.api(fn, api_name=name, queue=False)  # no queue: cheaper per call
+    _, described, _ = get_function_description(fn)
+    for block_id, (parameter, text) in zip(dependency["inputs"], described.items(), strict=False):
+        block = demo.blocks[block_id]
+        block.label = parameter
+        block._api_info = {**block.api_info(), "additional_description": text}
 
 
 def serve(
@@ -293,13 +408,15 @@ def serve(
     warning = exposure_warning(host, auth)
     if warning:
         print(warning, file=sys.stderr)
-    build_app(index_dir, max_upload_mb, llm, backend).queue().launch(
+    app = build_app(index_dir, max_upload_mb, llm, backend)
+    app.queue(default_concurrency_limit=CONCURRENCY).launch(
         server_name=host,
         server_port=port,
         auth=auth,
         max_file_size=f"{max_upload_mb}mb",
         show_error=True,
         css_paths=[CSS_PATH],
+        js=(HERE / "page.js").read_text(),
         theme=gr.themes.Soft(primary_hue="indigo", neutral_hue="slate"),
         footer_links=["api"],
         run_history=False,

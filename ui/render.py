@@ -17,7 +17,11 @@ from typing import Any
 
 CONTEXT_CHARS = 400  # of document text shown before and after a passage in its context
 EXCERPT_CHARS = 160  # of passage text shown around its quotes in a source card
+PREVIEW_CHARS = 3000  # of a document's text shown in its preview
 _SPECIAL = frozenset(string.punctuation)
+COPY_BUTTON = (  # ui/page.js copies the answer and its sources as plain text
+    '<div class="qa-actions"><button class="qa-copy" type="button">Copy answer</button></div>'
+)
 _MARKER = re.compile(r"&#91;(\d+)&#93;")
 
 
@@ -29,14 +33,24 @@ def escape(text: str) -> str:
 
 def answer_html(text: str, found: bool = True) -> str:
     """The answer (possibly partial, while streaming) with styled [n] markers."""
-    body = _MARKER.sub(r'<span class="qa-cite">&#91;\1&#93;</span>', escape(text))
+    body = _MARKER.sub(
+        r'<span class="qa-cite" title="Show source \1">&#91;\1&#93;</span>',
+        escape(text),
+    )
     css = "qa-answer" if found else "qa-answer qa-notfound"
     return f'<div class="{css}">{body}</div>'
 
 
 def checks_html(answer: Any) -> str:
-    """The notice of a fallback, and the LLM claims that their sources do not support."""
-    notes = [f'<div class="qa-notice">{escape(answer.notice)}</div>'] if answer.notice else []
+    """The notice of a fallback (its technical cause folded away), and the LLM claims
+    that their sources do not support."""
+    notes = []
+    if answer.notice:
+        notes.append(
+            '<div class="qa-notice">The language model could not answer, so this answer '
+            "quotes the documents.<details><summary>Why</summary>"
+            f"{escape(answer.notice)}</details></div>"
+        )
     notes += [
         '<div class="qa-unsupported">Not supported by the cited passage: '
         f"{escape(claim.text)}</div>"
@@ -68,7 +82,7 @@ def _source_card(n: int, citations: list[Any], full_text: str | None) -> str:
     trimmed = start > 0 or end < len(hit.text)
     page = f'<span class="qa-source-page">page {hit.page}</span>' if hit.page else ""
     return (
-        f'<div class="qa-source" data-n="{n}">'
+        '<div class="qa-source">'
         f'<div class="qa-source-head"><span class="qa-source-n">{n}</span>'
         f'<span class="qa-source-file">{escape(Path(hit.source).name)}</span>{page}'
         f'<span class="qa-source-score" title="similarity between question and passage">'
@@ -146,19 +160,41 @@ def _trim_right(text: str, cut: bool) -> str:
     return text[: text.rfind(" ")] + "…" if cut and " " in text else text
 
 
-def documents_html(documents: Sequence[Any]) -> str:
-    """The indexed files as a table: name, passages, when indexed."""
+def documents_html(documents: Sequence[Any], label: Callable[[Any], str]) -> str:
+    """The indexed files, each with its title (`label`), folder and name, passages, when
+    indexed, and buttons to preview or remove it."""
     if not documents:
         return '<div class="qa-docs-empty">No documents yet. Upload some below.</div>'
-    rows = "".join(
-        f'<tr><td class="qa-doc-name" title="{escape(d.title)}">{escape(Path(d.path).name)}</td>'
-        f'<td class="qa-doc-chunks">{d.chunks}</td>'
-        f'<td class="qa-doc-when">{when(d.indexed_at)}</td></tr>'
-        for d in sorted(documents, key=lambda d: Path(d.path).name.lower())
-    )
+    rows = "".join(_document_row(d, label(d)) for d in documents)
+    return f'<ul class="qa-docs">{rows}</ul>'
+
+
+def _document_row(document: Any, label: str) -> str:
+    path = Path(document.path)
+    passages = "1 passage" if document.chunks == 1 else f"{document.chunks} passages"
+    target = escape(document.path)
     return (
-        '<table class="qa-docs"><thead><tr><th>Document</th><th>Passages</th>'
-        f"<th>Indexed</th></tr></thead><tbody>{rows}</tbody></table>"
+        f'<li class="qa-doc" data-path="{target}">'
+        f'<button class="qa-doc-open" data-path="{target}" title="Preview">'
+        f'<span class="qa-doc-title">{escape(label)}</span>'
+        f'<span class="qa-doc-where">{escape(path.name)} · {escape(str(path.parent))}</span>'
+        f'<span class="qa-doc-meta">{passages} · indexed {when(document.indexed_at)}</span>'
+        "</button>"
+        f'<button class="qa-doc-remove" data-path="{target}" data-name="{escape(path.name)}" '
+        f'title="Remove {escape(path.name)}" aria-label="Remove {escape(path.name)}">✕</button>'
+        "</li>"
+    )
+
+
+def preview_html(document: Any, label: str, text: str) -> str:
+    """The start of a document's text, with its title and where it is."""
+    shown = text[:PREVIEW_CHARS]
+    more = len(text) - len(shown)
+    tail = f'<div class="qa-preview-more">… {more:,} more characters</div>' if more > 0 else ""
+    return (
+        f'<div class="qa-preview"><div class="qa-preview-title">{escape(label)}</div>'
+        f'<div class="qa-doc-where">{escape(document.path)}</div>'
+        f'<div class="qa-preview-text">{escape(shown)}</div>{tail}</div>'
     )
 
 

@@ -1,5 +1,6 @@
 """Checking and storing uploaded files inside the index folder."""
 
+import contextlib
 import re
 import shutil
 from pathlib import Path
@@ -48,3 +49,16 @@ def store(source: Path, name: str, folder: Path) -> Path:
     shutil.copyfile(source, target)
     target.chmod(0o600)
     return target
+
+
+def discard_cached(files: list[str], cache: Path) -> None:
+    """Delete Gradio's temporary copies of uploads (and their emptied folders) once the
+    index holds its own copy, so that nothing stays downloadable from Gradio's cache."""
+    root = cache.resolve()
+    for file in files:
+        path = Path(file).resolve()
+        if root not in path.parents:
+            continue
+        path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # the folder may hold another upload
+            path.parent.rmdir()

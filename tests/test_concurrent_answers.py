@@ -1,0 +1,40 @@
+"""Answers composed in many threads at once (as the web app does) stem words correctly."""
+
+import sys
+import threading
+
+import snowballstemmer
+
+from qa import answer
+
+WORDS = [f"{stem}{suffix}{i}" for i in range(300) for stem in ("resign", "protest")
+         for suffix in ("ations", "ing", "ed")]
+
+
+def test_words_stemmed_from_many_threads_at_once_are_stemmed_right():
+    alone = snowballstemmer.stemmer("english")
+    expected = {word: alone.stemWord(word) for word in WORDS}
+    answer._stem.cache_clear()
+    got: dict[str, str] = {}
+    errors: list[BaseException] = []
+    start = threading.Barrier(8)
+
+    def stem(offset: int) -> None:
+        start.wait()
+        try:
+            for word in WORDS[offset::8]:
+                got[word] = answer._stem(word)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        threads = [threading.Thread(target=stem, args=(n,)) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == [] and got == expected

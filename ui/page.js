@@ -1,0 +1,66 @@
+() => {
+  // The page's own behaviour, run once when it loads (see ui/app.py, launch(js=...)).
+  const question = () => document.querySelector("#qa-question textarea");
+
+  // After an answer the question box is enabled again: give it the focus back, unless
+  // the user has moved on to something else meanwhile.
+  new MutationObserver(() => {
+    const box = question();
+    const idle = !document.activeElement || document.activeElement === document.body;
+    if (box && !box.disabled && idle && box.dataset.qaWasDisabled) {
+      delete box.dataset.qaWasDisabled;
+      box.focus();
+    } else if (box && box.disabled) {
+      box.dataset.qaWasDisabled = "1";
+    }
+  }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ["disabled"] });
+
+  const copyText = (message) => {
+    // The answer, then each source: number, file, and the sentence quoted from it.
+    const answer = message.querySelector(".qa-answer").innerText;
+    const sources = [...message.querySelectorAll(".qa-source")].map((card) => {
+      const file = card.querySelector(".qa-source-file").innerText;
+      const quotes = [...card.querySelectorAll(".qa-passage mark")].map((m) => m.innerText);
+      return `[${card.querySelector(".qa-source-n").innerText}] ${file}: ${quotes.join(" … ")}`;
+    });
+    return sources.length ? `${answer}\n\nSources:\n${sources.join("\n")}` : answer;
+  };
+
+  const copy = async (button) => {
+    const text = copyText(button.closest(".message-content") || button.parentElement.parentElement);
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {  // no clipboard API outside https and localhost
+      const area = Object.assign(document.createElement("textarea"), { value: text });
+      document.body.append(area);
+      area.select();
+      document.execCommand("copy");
+      area.remove();
+    }
+    button.textContent = "Copied";
+    setTimeout(() => { button.textContent = "Copy answer"; }, 1500);
+  };
+
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest(".qa-copy");
+    if (button) {
+      copy(button);
+      return;
+    }
+    // A [n] marker leads to its source card in the same message.
+    const cite = event.target.closest(".qa-cite");
+    if (!cite) return;
+    // (Gradio's sanitiser drops data- attributes: the numbers are read from the text.)
+    const n = cite.innerText.replace(/\D/g, "");
+    const inMessage = (scope) => [...scope.querySelectorAll(".qa-source")]
+      .find((source) => source.querySelector(".qa-source-n").innerText === n);
+    let scope = cite.parentElement;
+    while (scope && !inMessage(scope)) scope = scope.parentElement;
+    const card = scope && inMessage(scope);
+    if (!card) return;
+    card.scrollIntoView({ block: "center", behavior: "smooth" });
+    card.classList.remove("qa-flash");
+    void card.offsetWidth;  // restart the highlight animation
+    card.classList.add("qa-flash");
+  });
+}
