@@ -39,6 +39,7 @@ from qa.store import SentenceRow
 
 ANSWER_PASSAGES = 5  # the sentences of this many top passages compete to be quoted
 WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0}
+CLAIM_SIMILARITY = 16.0  # the similarity's weight when the input is a statement, not a question
 SECOND_QUOTE_MARGIN = 1.0  # a second sentence is quoted if it scores this close to the best
 MIN_QUOTE_WORDS = 3
 NOT_FOUND = "The documents do not contain an answer to this question."
@@ -60,6 +61,9 @@ _REFERS_BACK = re.compile(
     r"(it|its|this|these|that|those|he|his|she|her|they|their|them|but|however|also|such|"
     r"both|then|there)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
+_QUESTION_START = re.compile(
+    r"(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
+    r"will|would|should|has|have|had)\b", re.I)
 _TIME_QUESTION = re.compile(
     r"\b(when|what year|which year|what decade|what century|what date|how long ago)\b", re.I)
 _NUMBER_QUESTION = re.compile(
@@ -234,8 +238,14 @@ def _scores(
             answer_type(question, candidate.text) if answer_type else 0.0,
         ))
     coverage, window, typed = np.array(rows).T
+    similarity = WEIGHTS["similarity"] if _is_question(question) else CLAIM_SIMILARITY
     return (WEIGHTS["coverage"] * coverage + WEIGHTS["window"] * window
-            + WEIGHTS["similarity"] * similarities + WEIGHTS["answer_type"] * typed)
+            + similarity * similarities + WEIGHTS["answer_type"] * typed)
+
+
+def _is_question(text: str) -> bool:
+    """A question, rather than a statement to find evidence for (a claim to check)."""
+    return text.rstrip().endswith("?") or bool(_QUESTION_START.match(text.lstrip()))
 
 
 def _coverage(wanted: set[str], text: str, idf: Mapping[str, float]) -> float:

@@ -134,8 +134,15 @@ def add_llm_options(command: argparse.ArgumentParser) -> None:
     group.add_argument("--llm-base-url", metavar="URL", help="e.g. http://127.0.0.1:11434/v1")
     group.add_argument("--llm-model", metavar="NAME")
     group.add_argument("--llm-api-key", metavar="KEY")
+    group.add_argument("--llm-first-token-timeout", type=float, metavar="SECONDS",
+                       help="wait at most this long for the answer to start (default 120; "
+                            "$QA_LLM_FIRST_TOKEN_TIMEOUT)")
+    group.add_argument("--llm-max-tokens", type=int, metavar="N",
+                       help="the longest answer the model may write (default 512; "
+                            "$QA_LLM_MAX_TOKENS)")
     group.add_argument("--llm-timeout", type=float, metavar="SECONDS",
-                       help="wait at most this long for the first token (default 20)")
+                       help="wait at most this long to connect, and between parts of "
+                            "the answer (default 20)")
 
 
 def llm_config(args: argparse.Namespace):
@@ -150,6 +157,10 @@ def llm_config(args: argparse.Namespace):
         config = replace(config, api_key=args.llm_api_key)
     if config and args.llm_timeout:
         config = replace(config, timeout=args.llm_timeout)
+    if config and args.llm_first_token_timeout:
+        config = replace(config, first_token_timeout=args.llm_first_token_timeout)
+    if config and args.llm_max_tokens:
+        config = replace(config, max_tokens=args.llm_max_tokens)
     return config
 
 

@@ -5,18 +5,24 @@ OpenAI), through the `openai` client. The model sees the numbered passages and
 is asked to cite them as [n]. What it writes is then checked, never trusted:
 
 - a marker that points at no passage is removed, and counted;
-- each sentence is compared with the sentences of the passages it cites (cosine
-  similarity of embeddings); below SUPPORT_THRESHOLD it is marked unsupported.
+- each sentence is compared with the sentences of the passages it cites, or, when
+  it cites none, of all the passages it was given (cosine similarity of
+  embeddings); below SUPPORT_THRESHOLD it is marked unsupported. When most of
+  the answer's sentences are unsupported, the answer is not shown as the model's;
+- the reply is capped at `max_tokens` (a small local model otherwise writes on
+  until its context is full);
   The threshold is measured on SciFact: 0.4 passes 96.7% of claims against
   their gold evidence sentence and 0.5% against the sentences of a random
   other abstract;
-- when the endpoint is down, slow (no token within `timeout`), answers with an
-  error, or writes nothing that cites a passage, the caller gets the extractive
+- when the endpoint is down, slow (no first token within `first_token_timeout`, or
+  a pause of over `timeout` after it), answers with an error, writes nothing that
+  cites a passage or mostly unsupported claims, the caller gets the extractive
   answer with a short notice instead.
 """
 
 import os
 import re
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -31,6 +37,10 @@ from qa.store import SentenceRow
 
 SUPPORT_THRESHOLD = 0.4
 DEFAULT_TIMEOUT = 20.0
+DEFAULT_FIRST_TOKEN_TIMEOUT = 120.0  # a small local model on a CPU reads the passages slowly
+DEFAULT_MAX_TOKENS = 512
+MIN_CLAIM_WORDS = 3  # shorter pieces ("In short:") are not claims to check
+_WORD = re.compile(r"\w+")
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 _LEADING_MARKERS = re.compile(r"(?:\s*\[\d+(?:\s*,\s*\d+)*\])+")
 _ANSWER_PROMPT = (
@@ -53,39 +63,66 @@ class LLMError(QAError):
 class LLMConfig:
     """Where the OpenAI-compatible endpoint is and which model to ask.
 
-    timeout: seconds to wait for the connection, and then for each part of the
-    answer, the first token included.
+    timeout: seconds to wait for the connection, and between two parts of the answer.
+    first_token_timeout: seconds to wait for the first part of the answer, which a
+        local model writes only once it has read the passages.
+    max_tokens: the longest answer the model may write, in its tokens.
     """
 
     base_url: str
     model: str
     api_key: str = "not-needed"
     timeout: float = DEFAULT_TIMEOUT
+    first_token_timeout: float = DEFAULT_FIRST_TOKEN_TIMEOUT
+    max_tokens: int = DEFAULT_MAX_TOKENS
+
+    def __post_init__(self) -> None:
+        if self.timeout <= 0 or self.first_token_timeout <= 0:
+            raise QAError("the language model's timeouts must be positive")
+        if self.max_tokens < 16:
+            raise QAError(f"max_tokens must be at least 16, got {self.max_tokens}")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> "LLMConfig | None":
-        """From QA_LLM_BASE_URL, QA_LLM_MODEL, QA_LLM_API_KEY, QA_LLM_TIMEOUT; None if unset."""
+        """From QA_LLM_BASE_URL, QA_LLM_MODEL, QA_LLM_API_KEY, QA_LLM_TIMEOUT,
+        QA_LLM_FIRST_TOKEN_TIMEOUT, QA_LLM_MAX_TOKENS; None if the first two are unset."""
         base_url, model = environ.get("QA_LLM_BASE_URL"), environ.get("QA_LLM_MODEL")
         if not base_url or not model:
             return None
-        return cls(base_url, model, environ.get("QA_LLM_API_KEY") or "not-needed",
-                   float(environ.get("QA_LLM_TIMEOUT") or DEFAULT_TIMEOUT))
+        try:
+            return cls(base_url, model, environ.get("QA_LLM_API_KEY") or "not-needed",
+                       float(environ.get("QA_LLM_TIMEOUT") or DEFAULT_TIMEOUT),
+                       float(environ.get("QA_LLM_FIRST_TOKEN_TIMEOUT")
+                             or DEFAULT_FIRST_TOKEN_TIMEOUT),
+                       int(environ.get("QA_LLM_MAX_TOKENS") or DEFAULT_MAX_TOKENS))
+        except ValueError as error:
+            raise QAError(f"a QA_LLM_* setting is not a number: {error}") from error
 
 
 def stream_text(config: LLMConfig, messages: list[dict]) -> Iterator[str]:
     """The model's reply, piece by piece as it streams; LLMError on any failure."""
+    import httpx
     from openai import OpenAI
 
+    waits = httpx.Timeout(config.timeout, read=max(config.first_token_timeout, config.timeout))
     client = OpenAI(base_url=config.base_url, api_key=config.api_key,
-                    timeout=config.timeout, max_retries=0)
+                    timeout=waits, max_retries=0)
     try:
         stream = client.chat.completions.create(
-            model=config.model, messages=messages, stream=True, temperature=0
+            model=config.model, messages=messages, stream=True, temperature=0,
+            max_tokens=config.max_tokens,
         )
+        last = None
         for chunk in stream:
+            now = time.monotonic()
+            if last is not None and now - last > config.timeout:
+                raise LLMError(f"the model paused for over {config.timeout:g} s")
+            last = now
             text = chunk.choices[0].delta.content if chunk.choices else None
             if text:
                 yield text
+    except LLMError:
+        raise
     except Exception as error:  # whatever the endpoint does wrong, the caller falls back
         raise LLMError(f"{config.base_url} failed: {type(error).__name__}: {error}") from error
 
@@ -125,7 +162,8 @@ def llm_answer(
         for piece in stream_text(config, answer_messages(question, hits)):
             parts.append(piece)
             yield piece
-        yield check_answer(question, "".join(parts), hits, embedder, sentences)
+        checked = check_answer(question, "".join(parts), hits, embedder, sentences)
+        yield replace(checked, score=fallback.score)
     except LLMError as error:
         yield replace(fallback, notice=f"The language model gave no usable answer ({error}); "
                                        "this answer quotes the documents instead.")
@@ -135,20 +173,28 @@ def check_answer(
     question: str, text: str, hits: Sequence[Hit], embedder: Embedder,
     sentences: Sequence[SentenceRow],
 ) -> Answer:
-    """The model's text with invalid markers removed and each cited claim checked."""
+    """The model's text with invalid markers removed and every claim checked: a cited one
+    against the passages it cites, an uncited one against all of them. LLMError if it cites
+    nothing or most of its claims are unsupported."""
     text, removed = _drop_invalid_markers(text.strip(), len(hits))
     claims = [(text[a:b], _cited(text[a:b])) for a, b in _claim_spans(text)]
-    cited = [(sentence, cites) for sentence, cites in claims if cites]
-    if not cited:
+    claims = [(sentence, cites) for sentence, cites in claims
+              if len(_WORD.findall(_MARKER.sub("", sentence))) >= MIN_CLAIM_WORDS]
+    if not any(cites for _, cites in claims):
         raise LLMError("its answer cites none of the passages")
-    vectors = embedder.embed([_MARKER.sub("", sentence).strip() for sentence, _ in cited])
+    vectors = embedder.embed([_MARKER.sub("", sentence).strip() for sentence, _ in claims])
     checked, citations = [], {}
-    for (sentence, cites), vector in zip(cited, vectors, strict=True):
-        support, evidence = _best_evidence(vector, [hits[n - 1] for n in cites], sentences)
+    for (sentence, cites), vector in zip(claims, vectors, strict=True):
+        sources = [hits[n - 1] for n in cites] if cites else list(hits)
+        support, evidence = _best_evidence(vector, sources, sentences)
         checked.append(Claim(sentence, cites, support, support >= SUPPORT_THRESHOLD))
         for n in cites:
             if n not in citations and evidence.get(n):
                 citations[n] = _citation(n, hits[n - 1], evidence[n])
+    unsupported = sum(not claim.supported for claim in checked)
+    if unsupported > len(checked) / 2:
+        raise LLMError(f"{unsupported} of its {len(checked)} sentences are not supported by "
+                       "the passages")
     return Answer(question, text, True, tuple(citations[n] for n in sorted(citations)),
                   mode="llm", claims=tuple(checked), removed_markers=removed)
 

@@ -7,11 +7,13 @@ No model can run here, so the reply is scripted; the model name picks the script
   invent       that, plus a claim citing passage [9], which does not exist
   unsupported  that, plus an invented claim citing [1]
   uncited      a reply with no citation at all
+  mostly_unsupported  that, plus two invented claims, one cited and one not
   slow         waits 30 s before answering
+  slow_start   waits 3 s, then answers as quote does
   error        HTTP 500
   malformed    a stream whose data is not JSON
 Requests asking to rewrite a follow-up get "<previous question> <question>".
-GET /requests returns how many chat requests were served.
+GET /requests returns how many chat requests were served, and the max_tokens of the last.
 """
 
 import json
@@ -21,6 +23,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 served = 0
+last_max_tokens = None
 
 
 def reply_for(model: str, messages: list[dict]) -> str:
@@ -34,21 +37,28 @@ def reply_for(model: str, messages: list[dict]) -> str:
         "quote": f"{first} [1]",
         "invent": f"{first} [1] It also rained frogs that day. [9]",
         "unsupported": f"{first} [1] The council banned all bicycles in 1890. [1]",
+        "mostly_unsupported": f"{first} [1] The council banned all bicycles in 1890. [1] "
+                              "Frogs rained on the city hall for a week.",
+        "slow_start": f"{first} [1]",
         "uncited": "I think the answer is probably yes.",
     }[model]
 
 
 class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
-        self._send(200, "application/json", json.dumps({"requests": served}).encode())
+        body = {"requests": served, "max_tokens": last_max_tokens}
+        self._send(200, "application/json", json.dumps(body).encode())
 
     def do_POST(self) -> None:
-        global served
+        global served, last_max_tokens
         served += 1
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        last_max_tokens = request.get("max_tokens")
         model = request["model"]
         if model == "slow":
             time.sleep(30)
+        if model == "slow_start":
+            time.sleep(3)
         if model == "error":
             self._send(500, "application/json", b'{"error": {"message": "model crashed"}}')
             return

@@ -90,7 +90,7 @@ def test_serve_listens_on_127_0_0_1_only_by_default(server):
 @pytest.mark.parametrize(("method", "path", "body"), [
     ("GET", "/config", None),
     ("GET", "/gradio_api/info", None),
-    ("POST", "/gradio_api/call/ask", {"data": ["Who has resigned over the recording?", 5]}),
+    ("POST", "/gradio_api/call/ask", {"data": ["Who has resigned?", 5]}),
     ("POST", "/gradio_api/call/search", {"data": ["resigned", 5]}),
     ("POST", "/gradio_api/queue/join", {"data": ["resigned", 5], "fn_index": 0,
                                         "session_hash": "x"}),
@@ -120,7 +120,7 @@ def test_with_the_login_the_api_answers(server, client):
         assert http.post("/login", data={"username": USER, "password": PASSWORD}).is_success
         assert http.get("/gradio_api/info").status_code == 200
 
-    result = client.predict("Who has resigned over the recording?", 5, api_name="/ask")
+    result = client.predict("Who has resigned?", 5, api_name="/ask")
 
     assert result["found"] and "Martinez and Herrera" in result["answer"]
     assert Path(result["citations"][0]["source"]).name == SEED_FILE.name
@@ -169,7 +169,7 @@ def test_lone_surrogates_sent_as_raw_json_are_handled(server, endpoint, escaped)
 
 
 def test_the_server_still_answers_after_the_hostile_questions(client):
-    result = client.predict("Who has resigned over the recording?", 5, api_name="/ask")
+    result = client.predict("Who has resigned?", 5, api_name="/ask")
 
     assert result["found"]
 
@@ -187,7 +187,7 @@ def test_every_index_file_is_private_even_with_an_open_umask(tmp_path, seed_copy
     previous = os.umask(0)
     try:
         assert main(["--index", str(index), "index", str(seed_copy)]) == 0
-        assert main(["--index", str(index), "ask", "Who has resigned over the recording?"]) == 0
+        assert main(["--index", str(index), "ask", "Who has resigned?"]) == 0
         assert main(["--index", str(index), "index", "--rebuild"]) == 0
         app = ChatApp(str(index), max_upload_mb=5)
         app.add_files([str(upload)])

@@ -40,13 +40,13 @@ def _requests_served(base_url: str) -> int:
 
 @pytest.fixture
 def llm_index(seed_index, server):
-    seed_index.llm = LLMConfig(server, "quote", timeout=2)
+    seed_index.llm = LLMConfig(server, "quote", timeout=2, first_token_timeout=2)
     yield seed_index
     seed_index.llm = None
 
 
 def test_the_answer_streams_and_its_citation_is_checked(llm_index):
-    events = list(llm_index.ask_stream("Who has resigned over the recording?", mode="llm"))
+    events = list(llm_index.ask_stream("Who has resigned?", mode="llm"))
 
     *pieces, answer = events
     assert len(pieces) > 3 and all(isinstance(p, str) for p in pieces)
@@ -62,7 +62,7 @@ def test_the_answer_streams_and_its_citation_is_checked(llm_index):
 def test_invented_markers_are_removed_and_counted(llm_index):
     llm_index.llm = replace(llm_index.llm, model="invent")
 
-    answer = llm_index.ask("Who has resigned over the recording?", mode="llm")
+    answer = llm_index.ask("Who has resigned?", mode="llm")
 
     assert "[9]" not in answer.text and answer.removed_markers == 1
     assert {c.n for c in answer.citations} == {1}
@@ -71,7 +71,7 @@ def test_invented_markers_are_removed_and_counted(llm_index):
 def test_an_unsupported_claim_is_flagged(llm_index):
     llm_index.llm = replace(llm_index.llm, model="unsupported")
 
-    answer = llm_index.ask("Who has resigned over the recording?", mode="llm")
+    answer = llm_index.ask("Who has resigned?", mode="llm")
 
     supported = {claim.text: claim.supported for claim in answer.claims}
     assert supported["The council banned all bicycles in 1890. [1]"] is False
@@ -79,20 +79,54 @@ def test_an_unsupported_claim_is_flagged(llm_index):
     assert answer.to_dict()["claims"][1]["supported"] is False
 
 
-@pytest.mark.parametrize("model", ["slow", "error", "malformed", "uncited"])
+@pytest.mark.parametrize("model", ["slow", "error", "malformed", "uncited",
+                                   "mostly_unsupported", "slow_start"])
 def test_a_failing_model_falls_back_to_the_quoted_answer(llm_index, model):
-    llm_index.llm = replace(llm_index.llm, model=model, timeout=1)
+    llm_index.llm = replace(llm_index.llm, model=model, timeout=1, first_token_timeout=1)
 
-    answer = llm_index.ask("Who has resigned over the recording?", mode="llm")
+    answer = llm_index.ask("Who has resigned?", mode="llm")
 
     assert answer.mode == "extractive" and "Martinez and Herrera" in answer.text
     assert answer.notice.startswith("The language model gave no usable answer")
 
 
+def test_the_answer_length_is_capped(llm_index, server):
+    llm_index.llm = replace(llm_index.llm, max_tokens=64)
+
+    llm_index.ask("Who has resigned?", mode="llm")
+
+    with urllib.request.urlopen(server.removesuffix("/v1") + "/requests") as response:
+        assert json.load(response)["max_tokens"] == 64
+
+
+def test_a_slow_start_is_waited_for_up_to_the_first_token_timeout(llm_index):
+    llm_index.llm = replace(llm_index.llm, model="slow_start", first_token_timeout=10)
+
+    answer = llm_index.ask("Who has resigned?", mode="llm")
+
+    assert answer.mode == "llm" and answer.notice is None
+
+
+def test_an_uncited_sentence_is_checked_too(llm_index):
+    llm_index.llm = replace(llm_index.llm, model="mostly_unsupported")
+    checked = llm_index.ask("Who has resigned?", mode="llm")
+
+    assert checked.mode == "extractive"
+    assert "2 of its 3 sentences are not supported" in checked.notice
+
+
+def test_llm_settings_are_validated():
+    with pytest.raises(QAError, match="max_tokens must be at least 16"):
+        LLMConfig("http://x/v1", "m", max_tokens=0)
+    with pytest.raises(QAError, match="QA_LLM_MAX_TOKENS|not a number"):
+        LLMConfig.from_env({"QA_LLM_BASE_URL": "http://x/v1", "QA_LLM_MODEL": "m",
+                            "QA_LLM_MAX_TOKENS": "many"})
+
+
 def test_connection_refused_falls_back(seed_index):
     seed_index.llm = LLMConfig(f"http://127.0.0.1:{free_port()}/v1", "quote", timeout=1)
     try:
-        answer = seed_index.ask("Who has resigned over the recording?", mode="llm")
+        answer = seed_index.ask("Who has resigned?", mode="llm")
     finally:
         seed_index.llm = None
 
@@ -124,7 +158,7 @@ def test_llm_mode_without_a_model_says_how_to_configure_one(seed_index):
 
 
 def test_cli_streams_the_llm_answer(seed_index_path, server, capsys):
-    assert main(["ask", "Who has resigned over the recording?", "--llm", "--index",
+    assert main(["ask", "Who has resigned?", "--llm", "--index",
                  str(seed_index_path), "--llm-base-url", server, "--llm-model", "unsupported",
                  "--json"]) == 0
 
@@ -132,7 +166,7 @@ def test_cli_streams_the_llm_answer(seed_index_path, server, capsys):
     assert result["mode"] == "llm"
     assert [claim["supported"] for claim in result["claims"]] == [True, False]
 
-    assert main(["ask", "Who has resigned over the recording?", "--llm", "--index",
+    assert main(["ask", "Who has resigned?", "--llm", "--index",
                  str(seed_index_path), "--llm-base-url", server, "--llm-model", "quote"]) == 0
     assert "[1]" in capsys.readouterr().out
 
@@ -142,7 +176,7 @@ def test_the_chat_streams_the_llm_answer_and_flags_unsupported_claims(seed_index
 
     app = ChatApp(str(seed_index_path), 50, LLMConfig(server, "unsupported", timeout=2))
 
-    frames = list(app.respond("Who has resigned over the recording?", [], 5, "llm"))
+    frames = list(app.respond("Who has resigned?", [], 5, "llm"))
 
     assert len(frames) > 5  # the answer grows as the model writes it
     assert "qa-sources" not in frames[2] and "qa-sources" in frames[-1]

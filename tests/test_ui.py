@@ -157,7 +157,7 @@ def test_answer_arrives_whole_with_sources_copy_button_and_focus_back(page, shot
               if (a && !window.__qaFirstAnswer) window.__qaFirstAnswer = a.parentElement.innerHTML;
             }).observe(document.body, {subtree: true, childList: true, characterData: true}); }"""
     )
-    answer = ask(page, "Who has resigned over the recording?")
+    answer = ask(page, "Who has resigned?")
     # No word-by-word typing: the first time the answer shows, it is whole, sources and all.
     assert "qa-sources" in page.evaluate("window.__qaFirstAnswer")
     assert "[1]" in answer.inner_text()
@@ -212,7 +212,7 @@ def test_question_the_documents_cannot_answer_shows_no_sources(page):
 
 def test_llm_down_gives_a_readable_notice_and_the_quoted_answer(page):
     page.locator("#qa-mode label", has_text="LLM").click()
-    ask(page, "Who has resigned over the recording?")
+    ask(page, "Who has resigned?")
     message = page.locator("#qa-chat .qa-answer").last.locator("xpath=..")
     notice = message.locator(".qa-notice")
     assert notice.inner_text().startswith(
@@ -228,7 +228,7 @@ def test_llm_down_gives_a_readable_notice_and_the_quoted_answer(page):
 def test_the_chat_survives_a_reload(page):
     page.reload()
     page.wait_for_selector("#qa-question textarea")
-    page.get_by_text("Who has resigned over the recording?").first.click()
+    page.get_by_text("Who has resigned?").first.click()
     page.wait_for_selector("#qa-chat .qa-sources")
     assert page.locator("#qa-chat .qa-answer").count() >= 4
 
@@ -375,7 +375,7 @@ def test_dark_mode_keeps_quotes_and_status_lines_readable(browser, server, shots
                                                          tmp_path):
     dark = open_page(browser, server, color_scheme="dark")
     try:
-        ask(dark, "Who has resigned over the recording?")
+        ask(dark, "Who has resigned?")
         assert dark.evaluate(CONTRAST_JS, "#qa-chat mark.qa-quote") >= 4.5
         note, wrong = tmp_path / "night-note.txt", tmp_path / "night.exe"
         note.write_text("The night ferry leaves at midnight.")
@@ -420,7 +420,7 @@ def test_on_a_phone_the_chat_comes_first_and_the_panels_are_folded(browser, serv
         assert chat["y"] + chat["height"] <= panel["y"]
         assert not phone.locator("#qa-documents").is_visible()
         assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-        ask(phone, "Who has resigned over the recording?")
+        ask(phone, "Who has resigned?")
         screenshot(phone, shots, "5-answer-phone", capsys)
         phone.locator("#qa-documents-panel .label-wrap").first.click()
         document_row(phone, SEED).wait_for()
@@ -432,11 +432,11 @@ def test_api_ask_takes_the_mode_and_describes_its_parameters(server):
     from gradio_client import Client
 
     client = Client(server, verbose=False)
-    result = client.predict("Who has resigned over the recording?", api_name="/ask")
+    result = client.predict("Who has resigned?", api_name="/ask")
     assert result["found"] and "[1]" in result["answer"]
     assert Path(result["citations"][0]["source"]).name == SEED
     assert result["citations"][0]["quote"] in result["citations"][0]["text"]
-    fallback = client.predict("Who has resigned over the recording?", 5, "llm", api_name="/ask")
+    fallback = client.predict("Who has resigned?", 5, "llm", api_name="/ask")
     assert fallback["found"] and "language model" in fallback["notice"]
     hits = client.predict("Mike Bonin", 3, api_name="/search")
     assert 1 <= len(hits) <= 3 and all({"source", "text", "score"} <= hit.keys() for hit in hits)
@@ -457,7 +457,7 @@ def test_fifty_chats_at_once_all_get_their_answer(server):
 
 def test_api_example_script_runs(server):
     done = subprocess.run(
-        [sys.executable, "-m", "ui.api_example", "Who has resigned over the recording?",
+        [sys.executable, "-m", "ui.api_example", "Who has resigned?",
          "--url", server],
         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120, check=True,
     )
