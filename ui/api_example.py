@@ -1,6 +1,6 @@
 """Ask a running qa web app a question from a script, through its `ask` API endpoint.
 
-    python -m ui.api_example "Who has resigned over the recording?" --url http://127.0.0.1:7860
+    python -m ui.api_example "Who has resigned?" --url http://127.0.0.1:7860
 
 Set QA_AUTH=user:pass if the app was started with --auth.
 """
