@@ -261,6 +261,13 @@ def plot_modes(results: dict[str, dict[str, float]], title: str, path: Path) -> 
         bars = axes.bar(positions, [values[m] for m in metrics], width, label=mode)
         axes.bar_label(bars, fmt="%.3f", fontsize=7)
     axes.set_xticks([m + width * (len(results) - 1) / 2 for m in range(len(metrics))], metrics)
+    save_chart(figure, axes, title, path)
+
+
+def save_chart(figure, axes, title: str, path: Path) -> None:
+    """Finish a chart of shares (0 to 1): title, legend, saved as PNG, then closed."""
+    import matplotlib.pyplot as plt
+
     axes.set_ylim(0, 1)
     axes.set_title(title)
     axes.legend()

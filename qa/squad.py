@@ -33,6 +33,8 @@ from urllib.parse import quote
 
 import numpy as np
 
+from qa.evaluate import save_chart
+
 _PUNCTUATION = set(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
@@ -190,9 +192,4 @@ def plot_curve(curve: list[dict], current: float, title: str, path: Path) -> Non
         axes.plot(thresholds, [point[name] for point in curve], marker=".", label=name)
     axes.axvline(current, color="grey", linestyle="--", label=f"min_score = {current:g}")
     axes.set_xlabel("refusal threshold (answer score)")
-    axes.set_ylim(0, 1)
-    axes.set_title(title)
-    axes.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    save_chart(figure, axes, title, path)
