@@ -180,7 +180,10 @@ def compose_answer(
     score = float(similarities.max())
     if score < min_score:
         return Answer(question, NOT_FOUND, False, (), score=score)
-    scores = _scores(question, candidates, similarities, _blend(idf, candidates))
+    if question_asked:
+        scores = _scores(question, candidates, similarities, _blend(idf, candidates))
+    else:  # a claim: see CLAIM_PASSAGES
+        scores = _fused(similarities, bm25_scores(question, [c.text for c in candidates]))
     order = np.argsort(-scores, kind="stable")
     chosen = [order[0]] + [
         i for i in order[1:2] if question_asked
@@ -235,8 +238,6 @@ def _scores(
     question: str, candidates: Sequence[_Candidate], similarities: np.ndarray,
     idf: Mapping[str, float],
 ) -> np.ndarray:
-    if not _is_question(question):  # a claim: see CLAIM_PASSAGES
-        return _fused(similarities, bm25_scores(question, [c.text for c in candidates]))
     wanted = set(_words(question))
     answer_type = _answer_type(question)
     rows = []
