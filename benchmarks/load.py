@@ -1,12 +1,16 @@
-"""Web app under load: concurrent `gradio_client` clients asking a running `qa serve`.
+"""Web app under load: concurrent clients asking a running `qa serve`.
 
-Each of --clients threads makes its own `gradio_client.Client` (as separate users'
-scripts would), waits until every client is connected, then asks --questions
-questions one after another through the public `/ask` endpoint (or `/search`
-with --endpoint search, or the chat page's own streaming `/chat` with --endpoint
-chat). A request succeeds when it returns without error and its result has the
-right shape (an answer, with `[n]` and citations when found; for search, a list
-of hits; for chat, an answer block). The script prints one table: requests,
+Each of --clients threads makes its own client (as separate users' scripts would),
+waits until every client is connected, then asks --questions questions one after
+another through the public `/ask` endpoint (or `/search` with --endpoint search,
+or the chat page's own streaming `/chat` with --endpoint chat). The default client
+speaks plain HTTP with httpx: `/ask` and `/search` through the direct route the
+README's curl uses (POST /gradio_api/run/NAME, the answer in the response), the
+chat through the queue and its event stream, as the page does; `--client gradio`
+uses `gradio_client` (whose polling threads cost CPU on this machine too). A
+request succeeds when it returns without error and its result has the right
+shape (an answer, with `[n]` and citations when found; for search, a list of
+hits; for chat, an answer block). The script prints one table: requests,
 failures, wall time, throughput (requests/s over the asking phase), and latency
 p50 / p95 / max in ms (for chat, also the first word: the first streamed update
 that shows answer text), with the 1-minute load average at the start and the end
@@ -149,8 +153,9 @@ def run_load(url: str, clients: int, questions: int, endpoint: str = "ask",
 
 
 class HttpAsker:
-    """A client of the app's REST API (POST /gradio_api/call/NAME, then read its event
-    stream): one keep-alive connection, no polling, and one session for all its calls,
+    """A client of the app's REST API (POST /gradio_api/run/NAME; for the chat, POST
+    /gradio_api/call/chat, then read its event stream): one keep-alive connection, no
+    polling, and one session for all its calls,
     as a browser page or a `gradio_client.Client` has (a call without a session_hash
     makes the server set up a new session, which costs more than the answer)."""
 
@@ -168,8 +173,13 @@ class HttpAsker:
     def ask(self, endpoint: str, question: str) -> tuple[object, float | None]:
         """The endpoint's final result, and when its first output arrived."""
         data = [question, 5, "extractive"] if endpoint in ("ask", "chat") else [question, 5]
+        body = {"data": data, "session_hash": self.session}
+        if endpoint != "chat":  # not streamed: one direct request, past the queue
+            response = self.http.post(f"{self.base}/gradio_api/run/{endpoint}", json=body)
+            response.raise_for_status()
+            return response.json()["data"][0], None
         call = f"{self.base}/gradio_api/call/{endpoint}"
-        response = self.http.post(call, json={"data": data, "session_hash": self.session})
+        response = self.http.post(call, json=body)
         response.raise_for_status()
         first, event = None, None
         with self.http.stream("GET", f"{call}/{response.json()['event_id']}") as stream:

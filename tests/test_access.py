@@ -92,6 +92,7 @@ def test_serve_listens_on_127_0_0_1_only_by_default(server):
     ("GET", "/gradio_api/info", None),
     ("POST", "/gradio_api/call/ask", {"data": ["Who has resigned?", 5]}),
     ("POST", "/gradio_api/call/search", {"data": ["resigned", 5]}),
+    ("POST", "/gradio_api/run/ask", {"data": ["Who has resigned?", 5, "extractive"]}),
     ("POST", "/gradio_api/queue/join", {"data": ["resigned", 5], "fn_index": 0,
                                         "session_hash": "x"}),
 ])
@@ -119,6 +120,9 @@ def test_with_the_login_the_api_answers(server, client):
     with httpx.Client(base_url=server["url"], timeout=30) as http:
         assert http.post("/login", data={"username": USER, "password": PASSWORD}).is_success
         assert http.get("/gradio_api/info").status_code == 200
+        direct = http.post("/gradio_api/run/ask",  # the README's curl
+                           json={"data": ["Who has resigned?", 5, "extractive"]})
+        assert "Martinez and Herrera" in direct.json()["data"][0]["answer"]
 
     result = client.predict("Who has resigned?", 5, api_name="/ask")
 

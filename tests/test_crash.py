@@ -194,7 +194,9 @@ def _wait(run: Run, ready, what: str, poll: float = POLL, timeout: float = 600) 
     deadline = time.monotonic() + timeout
     while not ready():
         if run.process.poll() is not None:
-            raise Missed(f"`qa index` finished before {what}:\n{run.err.decode()[-2000:]}")
+            code, out, err = run.finish()  # all of its output, not what was read so far
+            raise Missed(f"`qa index` finished (exit {code}) before {what}:\n"
+                         f"{out[-1000:]}\n{err[-2000:]}")
         if time.monotonic() > deadline:
             pytest.fail(f"timed out waiting for {what}")
         if poll:
@@ -320,7 +322,6 @@ def test_indexing_survives_sigkill_at_any_moment(job, capsys):
                     maker, poll = stage if isinstance(stage, tuple) else (stage, POLL)
                     _wait(run, maker(run), what, poll)
             except Missed:
-                run.finish()
                 if attempt == attempts:
                     raise
                 continue
