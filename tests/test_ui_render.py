@@ -230,6 +230,16 @@ def test_hostile_questions_in_the_chat_get_an_answer_or_a_message(chat, question
     assert "<script>" not in shown[-1]
 
 
+def test_the_chat_refuses_a_bad_k_and_answers_after_5000_turns(chat):
+    """The chat endpoint takes k and the history from the client, whatever it sends."""
+    refused = visible(list(chat.respond("Who has resigned?", [], 10**9, "extractive"))[-1])
+    assert refused == "K must be a whole number from 1 to 1000."
+    turns = [{"role": "user", "content": "Who has resigned?"},
+             {"role": "assistant", "content": "Martinez."}] * 5000
+    shown = visible(list(chat.respond("Why did they resign?", turns, 5, "extractive"))[-1])
+    assert "resign" in shown
+
+
 @pytest.mark.parametrize("question", ["", "x" * 100_000])
 def test_the_api_reports_bad_questions_as_user_errors(chat, question):
     import gradio as gr

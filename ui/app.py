@@ -24,7 +24,6 @@ from ui import render, uploads
 from ui.uploads import UPLOADS
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
-MAX_K = 50
 CONCURRENCY = 16  # questions answered at once (the library lets them overlap)
 EXAMPLES = 3  # example questions offered, from the most recently indexed documents
 PHONE_WIDTH = 768  # below this many pixels the panels start folded
@@ -71,7 +70,7 @@ class ChatApp:
 
     # -- questions -------------------------------------------------------------
 
-    def respond(self, message: str, history: list[dict], k: float, mode: str) -> Iterator[str]:
+    def respond(self, message: str, history: list[dict], k: int, mode: str) -> Iterator[str]:
         """Chat handler: the answer (an LLM's as it is written), then its checks and Sources."""
         if not message.strip():
             yield render.answer_html("Type a question about your documents.", found=False)
@@ -79,7 +78,7 @@ class ChatApp:
         written = ""
         try:
             for event in self.index.ask_stream(
-                message, history=history_pairs(history), k=clamp_k(k), mode=mode
+                message, history=history_pairs(history), k=k, mode=mode
             ):
                 if isinstance(event, str):  # an LLM's answer, as it is written
                     written += event
@@ -99,27 +98,28 @@ class ChatApp:
 
         Args:
             question: the question, in plain words (at most 2,000 characters).
-            k: how many passages to search for the answer (1 to 50).
+            k: how many passages to search for the answer (1 to 1000).
             mode: "extractive" quotes the documents; "llm" has the server's language model write the answer (only if one is configured).
 
         Returns:
             {question, answer, found, citations: [{n, source, title, text, quote, start, end, page, score, similarity}]}
         """  # noqa: E501 - one line per parameter, as the API page reads them
         with user_errors():
-            return self.index.ask(question, k=clamp_k(k), mode=mode).to_dict()
+            return self.index.ask(question, k=k, mode=mode).to_dict()
 
-    def search(self, query: str, k: int = 5) -> list[dict]:
+    def search(self, query: str, k: int = 5, mode: str = "hybrid") -> list[dict]:
         """The passages most relevant to the query, best first.
 
         Args:
             query: what to look for, in plain words (at most 2,000 characters).
-            k: how many passages to return (1 to 50).
+            k: how many passages to return (1 to 1000).
+            mode: "hybrid" (default) fuses "dense" (by meaning) and "keyword" (BM25) search.
 
         Returns:
             [{rank, source, title, text, start, end, page, score, similarity, chunk_id}]
         """
         with user_errors():
-            return [hit.to_dict() for hit in self.index.search(query, k=clamp_k(k))]
+            return [hit.to_dict() for hit in self.index.search(query, k=k, mode=mode)]
 
     # -- documents -------------------------------------------------------------
 
@@ -244,10 +244,6 @@ def user_errors() -> Iterator[None]:
         yield
     except QAError as error:
         raise gr.Error(sentence(str(error))) from error
-
-
-def clamp_k(k: float) -> int:
-    return max(1, min(int(k), MAX_K))
 
 
 def sentence(text: str) -> str:
