@@ -156,6 +156,7 @@ def test_settings_say_how_to_enable_a_language_model_when_none_is_configured(tmp
         ("/etc/passwd", "passwd"),
         ("a\x00b.txt", "a_b.txt"),
         ("evil.txt\x00.pdf", "evil.txt_.pdf"),
+        ("Minutes (draft) [v2].txt", "Minutes (draft) [v2].txt"),
     ],
 )
 def test_upload_names_are_sanitised(name, safe):
@@ -177,9 +178,9 @@ def test_hostile_upload_names_cannot_escape_the_uploads_folder(tmp_path, name):
     folder = tmp_path / "index" / "uploads"
 
     safe = uploads.safe_name(name)
-    stored = uploads.store(source, name, folder)
+    stored, new = uploads.store(source, name, folder)
 
-    assert safe and not set(safe) & {"/", "\\", "\x00", "\n"} and not safe.startswith(".")
+    assert new and safe and not set(safe) & {"/", "\\", "\x00", "\n"} and not safe.startswith(".")
     assert stored == folder / safe and stored.read_text() == "hello"
     assert sorted(tmp_path.rglob("*")) == sorted([source, folder.parent, folder, stored])
 
@@ -261,7 +262,7 @@ def test_uploads_are_checked_for_type_size_and_emptiness():
 def test_uploads_are_stored_inside_the_folder(tmp_path):
     source = tmp_path / "in.txt"
     source.write_text("hello")
-    stored = uploads.store(source, "../../escape.txt", tmp_path / "uploads")
+    stored, _ = uploads.store(source, "../../escape.txt", tmp_path / "uploads")
     assert stored == tmp_path / "uploads" / "escape.txt"
     assert stored.read_text() == "hello"
     assert stored.stat().st_mode & 0o777 == 0o600

@@ -67,6 +67,8 @@ class ChatApp:
         self.index = Index.create(self.index_dir, Settings(max_file_mb=max_upload_mb), backend)
         self.index.warm_up()  # the first question should not wait for the model to load
         self.index.llm = llm or self.index.llm
+        for _, note in self.index_files([]):  # uploads a crash or a busy index left behind
+            print(f"qa serve: {note}", file=sys.stderr)
 
     # -- questions -------------------------------------------------------------
 
@@ -180,8 +182,15 @@ class ChatApp:
             reason = uploads.rejection(name, os.path.getsize(file), self.max_bytes)
             if reason:
                 notes.append((False, f"{name} was not added: {reason}."))
-            else:
-                stored.append(uploads.store(Path(file), name, self.uploads_dir))
+                continue
+            path, new = uploads.store(Path(file), name, self.uploads_dir)
+            if not new:
+                notes.append((True, f"{name} is already there: the same file was uploaded "
+                                    "before."))
+            elif path.name != name:
+                notes.append((True, f"{name} is stored as {path.name}, as a different file "
+                                    "already has its name."))
+            stored.append(path)
         uploads.discard_cached(files or [], Path(get_upload_folder()))
         if stored:
             notes += self.index_files(stored, embedding_progress(progress))
@@ -190,8 +199,19 @@ class ChatApp:
     def index_files(
         self, paths: list[Path], progress: Callable[[int, int], None] | None = None
     ) -> list[tuple[bool, str]]:
-        """Index stored uploads; one outcome line per file (unreadable ones are deleted)."""
-        report = self.index.add([str(p) for p in paths], progress=progress)
+        """Index stored uploads, and any left unindexed (by a crash, or a busy index); one
+        outcome line per file (unreadable ones are deleted: they were never indexed)."""
+        indexed = {d.path for d in self.index.documents()}
+        paths = list(dict.fromkeys([*paths, *uploads.unindexed(self.uploads_dir, indexed)]))
+        if not paths:
+            return []
+        try:
+            report = self.index.add([str(p) for p in paths], progress=progress)
+        except QAError as error:
+            names = ", ".join(path.name for path in paths)
+            return [(False, f"{names}: stored, not indexed yet: {sentence(str(error))} "
+                            "Stored uploads are indexed with the next upload, or when qa "
+                            "serve starts again.")]
         chunks = {d.path: d.chunks for d in self.index.documents()}
         failed = dict(report.failed)
         notes = []
