@@ -61,7 +61,7 @@ def upload(url: str, *files: tuple[str, bytes]) -> str:
 def found(client, query: str) -> list[tuple[str, str]]:
     """(file name, passage) of the search hits for `query`."""
     return [(Path(hit["source"]).name, hit["text"])
-            for hit in client.predict(query, 10, "keyword", api_name="/search")]
+            for hit in client.predict(query, 10, api_name="/search")]
 
 
 def test_an_upload_a_crash_left_unindexed_is_indexed_when_qa_serve_starts(served, client):

@@ -109,19 +109,18 @@ class ChatApp:
         with user_errors():
             return self.index.ask(question, k=k, mode=mode).to_dict()
 
-    def search(self, query: str, k: int = 5, mode: str = "hybrid") -> list[dict]:
+    def search(self, query: str, k: int = 5) -> list[dict]:
         """The passages most relevant to the query, best first.
 
         Args:
             query: what to look for, in plain words (at most 2,000 characters).
             k: how many passages to return (1 to 1000).
-            mode: "hybrid" (default) fuses "dense" (by meaning) and "keyword" (BM25) search.
 
         Returns:
             [{rank, source, title, text, start, end, page, score, similarity, chunk_id}]
         """
         with user_errors():
-            return [hit.to_dict() for hit in self.index.search(query, k=k, mode=mode)]
+            return [hit.to_dict() for hit in self.index.search(query, k=k)]
 
     # -- documents -------------------------------------------------------------
 
