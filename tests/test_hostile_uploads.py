@@ -47,9 +47,20 @@ def upload(url: str, *files: tuple[str, bytes]) -> str:
     for name, content in files:
         path = httpx.post(f"{url}/gradio_api/upload", files={"files": (name, content)}).json()[0]
         data.append({"path": path, "meta": {"_type": "gradio.FileData"}, "orig_name": name})
+    return page_event(url, "qa-upload", "upload", [data])
+
+
+def remove(url: str, path: Path) -> str:
+    """Remove a document as its ✕ in the documents list does: the status line's text."""
+    return page_event(url, "qa-documents", "click", [],
+                      {"action": "remove", "document": str(path)})
+
+
+def page_event(url: str, elem_id: str, trigger: str, data: list, event_data=None) -> str:
+    """Send the page's event, with its own Origin: the status lines' text."""
     session, headers = uuid.uuid4().hex, {"origin": url}
-    body = {"data": [data], "fn_index": _event_index(url, "qa-upload", "upload"),
-            "session_hash": session}
+    body = {"data": data, "fn_index": _event_index(url, elem_id, trigger),
+            "session_hash": session, "event_data": event_data}
     httpx.post(f"{url}/gradio_api/queue/join", json=body, headers=headers).raise_for_status()
     with httpx.stream("GET", f"{url}/gradio_api/queue/data", params={"session_hash": session},
                       headers=headers, timeout=180) as stream:
@@ -126,3 +137,17 @@ def test_an_upload_the_busy_index_could_not_take_is_indexed_with_the_next(served
 
     assert "stormy.txt is indexed (1 passage)" in status and "calm.txt is indexed" in status
     assert ("stormy.txt", "The stormy night sank three boats.") in found(client, "stormy night")
+
+
+def test_a_removal_the_busy_index_refuses_can_be_made_again_and_stays_made(served, client):
+    stormy = served["uploads"] / "stormy.txt"
+    with FileLock(served["lock"]):
+        status = remove(served["url"], stormy)
+    assert "Another process is writing the index" in status
+    assert ("stormy.txt", "The stormy night sank three boats.") in found(client, "stormy night")
+
+    assert "stormy.txt was removed." in remove(served["url"], stormy)
+    upload(served["url"], ("breeze.txt", b"The breeze carried the gulls inland."))
+
+    assert not stormy.exists()
+    assert "stormy.txt" not in [name for name, _ in found(client, "stormy night boats")]

@@ -229,10 +229,14 @@ class ChatApp:
         if not from_this_page(request):
             return render.status_html([(False, REFUSED)]), *self.documents()
         indexed = {d.path for d in self.index.documents()}
-        if path not in indexed or not self.index.remove(path):
+        if path not in indexed:
             return render.status_html([(False, "That document is not indexed.")]), *self.documents()
-        if Path(path).parent == self.uploads_dir:
-            Path(path).unlink(missing_ok=True)
+        if Path(path).parent == self.uploads_dir:  # first: an uploaded file not in the
+            Path(path).unlink(missing_ok=True)     # index would be indexed again
+        try:
+            self.index.remove(path)
+        except QAError as error:  # a busy index: removing it again later works
+            return render.status_html([(False, sentence(str(error)))]), *self.documents()
         return render.status_html([(True, f"{Path(path).name} was removed.")]), *self.documents()
 
 
