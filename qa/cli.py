@@ -110,7 +110,9 @@ def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
                              help=f"how many passages (1 to {MAX_K})")
         command.add_argument("--json", action="store_true", help="print JSON")
         command.set_defaults(run=run)
-    commands.choices["search"].add_argument("--mode", choices=MODES, default="hybrid")
+    commands.choices["search"].add_argument(  # checked by the library, as -k is
+        "--mode", default="hybrid", help=f"{', '.join(MODES)} (default: %(default)s)"
+    )
     commands.choices["ask"].add_argument(
         "--llm", action="store_true", help="have the configured language model write the answer"
     )

@@ -52,7 +52,7 @@ def check_k(k: object) -> int:
     The one check of k for the library, the CLI, the web API and the MCP tools (a
     whole float such as 5.0, as JSON clients and sliders send, counts as whole).
     """
-    if isinstance(k, Real) and not isinstance(k, Integral | bool) and float(k).is_integer():
+    if isinstance(k, Real) and not isinstance(k, Integral) and float(k).is_integer():
         k = int(k)
     if not isinstance(k, Integral) or isinstance(k, bool) or not 1 <= k <= MAX_K:
         raise QAError(f"k must be a whole number from 1 to {MAX_K}")

@@ -15,6 +15,11 @@ def test_a_bad_k_flag_gets_the_librarys_one_line_error(seed_index_path, capsys, 
     assert capsys.readouterr().err == "qa: k must be a whole number from 1 to 1000\n"
 
 
+def test_an_unknown_mode_flag_gets_the_librarys_one_line_error(seed_index_path, capsys):
+    assert main(["--index", str(seed_index_path), "search", "resigned", "--mode", "bogus"]) == 2
+    assert capsys.readouterr().err == "qa: mode must be one of: dense, keyword, hybrid\n"
+
+
 def test_the_largest_k_flag_lists_every_passage(seed_index_path, capsys):
     assert main(["--index", str(seed_index_path), "search", "resigned", "-k", "1000"]) == 0
     assert capsys.readouterr().out.count("(similarity ") == 5  # the seed article's passages

@@ -72,7 +72,7 @@ class ChatApp:
 
     # -- questions -------------------------------------------------------------
 
-    def respond(self, message: str, history: list[dict], k: int, mode: str) -> Iterator[str]:
+    def respond(self, message: str, history: list[dict], k: float, mode: str) -> Iterator[str]:
         """Chat handler: the answer (an LLM's as it is written), then its checks and Sources."""
         if not message.strip():
             yield render.answer_html("Type a question about your documents.", found=False)
