@@ -22,11 +22,12 @@ from pathlib import Path
 
 from qa.backends import KINDS, BackendConfig
 from qa.errors import QAError
-from qa.search import MODES
+from qa.search import MAX_K, MODES
 from qa.settings import Settings
 
 DEFAULT_INDEX = ".qa-index"
 COMMANDS_GROUP = "qa.commands"
+BROKEN_PIPE = 128 + 13  # the exit status of a process ended by SIGPIPE
 Register = Callable[[argparse._SubParsersAction, argparse.ArgumentParser], None]
 
 
@@ -38,10 +39,17 @@ def main(
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s: %(message)s")
     try:
-        return args.run(args)
+        status = args.run(args)
+        sys.stdout.flush()  # here, so that a closed pipe is noticed while it can be handled
+        return status
     except QAError as error:
         print(f"qa: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away, e.g. `qa search ... | head -1`
+        # Python's own recipe: send what is still buffered nowhere, so that flushing
+        # at exit does not fail again, and exit as a process killed by SIGPIPE would.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
 
 
 def _common_options(defaults: bool) -> argparse.ArgumentParser:
@@ -98,10 +106,13 @@ def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
                                  ("search", _search, "list the passages that match best")):
         command = commands.add_parser(name, parents=[common], help=help_text)
         command.add_argument("question")
-        command.add_argument("-k", type=int, default=None, help="how many passages")
+        command.add_argument("-k", type=float, default=None,
+                             help=f"how many passages (1 to {MAX_K})")
         command.add_argument("--json", action="store_true", help="print JSON")
         command.set_defaults(run=run)
-    commands.choices["search"].add_argument("--mode", choices=MODES, default="hybrid")
+    commands.choices["search"].add_argument(  # checked by the library, as -k is
+        "--mode", default="hybrid", help=f"{', '.join(MODES)} (default: %(default)s)"
+    )
     commands.choices["ask"].add_argument(
         "--llm", action="store_true", help="have the configured language model write the answer"
     )

@@ -32,10 +32,11 @@ from qa.embedding import Embedder, load_embedder
 from qa.errors import QAError
 from qa.ingest import Report
 from qa.llm import LLMConfig, llm_answer, rewrite_question
-from qa.search import Hit, Mode, search
+from qa.search import MODES, Hit, Mode, check_choice, check_k, search
 from qa.settings import DEFAULT_MODEL, Settings
 
 AnswerMode = Literal["extractive", "llm"]
+ANSWER_MODES: tuple[AnswerMode, ...] = ("extractive", "llm")
 LOCK = "write.lock"
 LOCK_WAIT_SECONDS = 10
 MAX_QUESTION_CHARS = 2000
@@ -182,7 +183,8 @@ class Index:
         within: Sequence[str | Path] | None = None,
     ) -> list[list[Hit]]:
         queries = [_clean_question(question) for question in questions]
-        return self._search(queries, k or self.settings.k, mode, within)[1]
+        k = check_k(self.settings.k if k is None else k)
+        return self._search(queries, k, check_choice("mode", mode, MODES), within)[1]
 
     def ask(
         self, question: str, history: Sequence[tuple[str, str]] = (), k: int | None = None,
@@ -205,10 +207,10 @@ class Index:
         """Like `ask`, for showing the answer as it is written: yields pieces of an LLM's
         text as they arrive (none in extractive mode), then the final, checked Answer."""
         question = _clean_question(question)
+        k = check_k(self.settings.k if k is None else k)
         llm = self._llm_for(mode)
         query = (llm and history and rewrite_question(llm, question, history)
                  or standalone_question(question, history))
-        k = k or self.settings.k
         # the sentences of the top ANSWER_PASSAGES passages compete, whatever k asks for
         query_vectors, results = self._search([query], max(k, ANSWER_PASSAGES), "hybrid", within)
         hits = results[0]
@@ -224,10 +226,8 @@ class Index:
         yield from llm_answer(llm, question, hits[:k], extractive, self._embedder, sentences)
 
     def _llm_for(self, mode: AnswerMode) -> LLMConfig | None:
-        if mode == "extractive":
+        if check_choice("answer mode", mode, ANSWER_MODES) == "extractive":
             return None
-        if mode != "llm":
-            raise QAError(f"answer mode must be 'extractive' or 'llm', not {mode!r}")
         if self.llm is None:
             raise QAError("no language model is configured: set QA_LLM_BASE_URL and "
                           "QA_LLM_MODEL (or pass --llm-base-url and --llm-model)")

@@ -30,6 +30,7 @@ import numpy as np
 
 from qa.answer import Answer, Citation, Claim
 from qa.chunking import split_sentences
+from qa.conversation import recent_turns
 from qa.embedding import Embedder
 from qa.errors import QAError
 from qa.search import Hit
@@ -132,7 +133,7 @@ def rewrite_question(
 ) -> str | None:
     """The question made standalone by the model, or None if it could not."""
     messages = [{"role": "system", "content": _REWRITE_PROMPT}]
-    for earlier, answer in history:
+    for earlier, answer in recent_turns(history):
         messages += [{"role": "user", "content": earlier},
                      {"role": "assistant", "content": answer}]
     messages.append({"role": "user", "content": question})

@@ -27,19 +27,23 @@ def build_server(index: Index) -> MCPServer:
     server = MCPServer("qa", instructions=INSTRUCTIONS)
 
     @server.tool()
-    def search(query: str, k: int = 5) -> list[dict]:
-        """The k passages of the user's documents that best match the query, best first.
+    def search(query: str, k: int | float = 5, mode: str = "hybrid") -> list[dict]:
+        """The k passages (1 to 1000) of the user's documents that best match the query,
+        best first.
+
+        mode: "hybrid" (default) fuses "dense" (meaning) and "keyword" (BM25) search.
 
         Each hit has: rank, source (file path), title, text (the passage), start and end
         (character offsets in the document), page (PDF page or null), score, similarity.
         """
         with user_errors():
-            return [hit.to_dict() for hit in index.search(query, k=k)]
+            return [hit.to_dict() for hit in index.search(query, k=k, mode=mode)]
 
     @server.tool()
-    def ask(question: str, k: int = 5, mode: str = "extractive") -> dict:
+    def ask(question: str, k: int | float = 5, mode: str = "extractive") -> dict:
         """Answer a question from the user's documents, with [n] citations.
 
+        k: how many passages to search for the answer (1 to 1000).
         mode: "extractive" (default) quotes the documents; "llm" has the configured
         language model write the answer, whose citations are then checked.
         Returns question, answer, found, and citations: [{n, source, title, text, quote,

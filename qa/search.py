@@ -8,16 +8,19 @@ the rankings it is in. Only ranks are used, never the engines' scores.
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from numbers import Integral, Real
 from typing import Literal
 
 import numpy as np
 
 from qa.backends import Backend
+from qa.errors import QAError
 
 Mode = Literal["dense", "keyword", "hybrid"]
 MODES: tuple[Mode, ...] = ("dense", "keyword", "hybrid")
 RRF_K = 60
 MIN_CANDIDATES = 50
+MAX_K = 1000  # more passages than anyone reads; bounds the work one request can ask for
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +44,26 @@ class Hit:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def check_k(k: object) -> int:
+    """`k` as an int; QAError unless it is a whole number from 1 to MAX_K.
+
+    The one check of k for the library, the CLI, the web API and the MCP tools (a
+    whole float such as 5.0, as JSON clients and sliders send, counts as whole).
+    """
+    if isinstance(k, Real) and not isinstance(k, Integral) and float(k).is_integer():
+        k = int(k)
+    if not isinstance(k, Integral) or isinstance(k, bool) or not 1 <= k <= MAX_K:
+        raise QAError(f"k must be a whole number from 1 to {MAX_K}")
+    return int(k)
+
+
+def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
+    """`value` if it is one of `choices`; else QAError naming them."""
+    if not isinstance(value, str) or value not in choices:
+        raise QAError(f"{name} must be one of: {', '.join(choices)}")
+    return value
 
 
 def reciprocal_rank_fusion(rankings: list[list[int]]) -> list[tuple[int, float]]:

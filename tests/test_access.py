@@ -172,6 +172,26 @@ def test_lone_surrogates_sent_as_raw_json_are_handled(server, endpoint, escaped)
     assert isinstance(data, list if endpoint == "search" else dict)
 
 
+@pytest.mark.parametrize("k", [0, -1, 1.5, 1001, 10**8, 10**9, "5"], ids=repr)
+@pytest.mark.parametrize("endpoint", ["ask", "search"])
+def test_a_bad_k_through_the_api_gets_the_librarys_message(client, endpoint, k):
+    from gradio_client.exceptions import AppError
+
+    with pytest.raises(AppError) as raised:
+        client.predict("Who has resigned?", k, api_name=f"/{endpoint}")
+    assert str(raised.value) == "K must be a whole number from 1 to 1000."
+
+
+def test_a_bad_answer_mode_through_the_api_is_refused_and_the_largest_k_served(client):
+    from gradio_client.exceptions import AppError
+
+    with pytest.raises(AppError, match=r"^Answer mode must be one of: extractive, llm\.$"):
+        client.predict("Who has resigned?", 5, "bogus", api_name="/ask")
+    hits = client.predict("resigned", 1000, api_name="/search")
+    assert len(hits) == 5  # every passage of the seed article
+    assert client.predict("Who has resigned?", 1000, api_name="/ask")["found"]
+
+
 def test_the_server_still_answers_after_the_hostile_questions(client):
     result = client.predict("Who has resigned?", 5, api_name="/ask")
 

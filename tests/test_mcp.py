@@ -58,3 +58,20 @@ def test_an_mcp_client_lists_the_tools_then_searches_and_asks(seed_index_path):
     assert not _payload(unknown)["found"] and _payload(unknown)["citations"] == []
     assert empty.is_error and "empty" in empty.content[0].text
     assert no_llm.is_error and "no language model is configured" in no_llm.content[0].text
+
+
+def test_the_tools_refuse_a_bad_k_or_mode_with_the_librarys_message(seed_index_path):
+    bad = [("search", {"query": "resigned", "k": k}) for k in (1.5, 10**9, -1, 0)]
+    bad += [("ask", {"question": "Who has resigned?", "k": 10**8}),
+            ("search", {"query": "resigned", "mode": "bogus"})]
+    good = [("search", {"query": "resigned", "k": 1000, "mode": "keyword"})]
+    _, results = asyncio.run(asyncio.wait_for(_session(seed_index_path, bad + good), 240))
+
+    messages = [result.content[0].text for result in results[:-1]]
+    assert all(result.is_error for result in results[:-1])
+    assert messages[:-1] == [f"Error executing tool {name}: k must be a whole number from 1 "
+                             "to 1000" for name, _ in bad[:-1]]
+    assert messages[-1] == ("Error executing tool search: mode must be one of: dense, "
+                            "keyword, hybrid")
+    hits = results[-1].structured_content["result"]
+    assert 1 <= len(hits) <= 5 and all("resign" in hit["text"].lower() for hit in hits)

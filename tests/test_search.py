@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from qa import QAError
 from qa.backends.sqlite import keyword_query
+from qa.conversation import standalone_question
 from qa.search import reciprocal_rank_fusion
 
 HOSTILE = [
@@ -119,3 +120,45 @@ def test_search_within_a_document_returns_only_its_passages(tmp_path, seed_copy)
 
     assert [hit.source for hit in hits] == [str(seed_copy / "orchard.md")]
     assert not index.ask("Who has resigned?", within=[seed_copy / "orchard.md"]).found
+
+
+BAD_K = [0, -1, 1001, 10**8, 10**9, 1.5, float("nan"), float("inf"), True, "5"]
+K_MESSAGE = "k must be a whole number from 1 to 1000"
+
+
+@pytest.mark.parametrize("k", BAD_K, ids=repr)
+@pytest.mark.parametrize("method", ["ask", "search"])
+def test_k_outside_1_to_1000_gets_one_clear_error(seed_index, method, k):
+    with pytest.raises(QAError) as raised:
+        getattr(seed_index, method)("Who has resigned?", k=k)
+    assert str(raised.value) == K_MESSAGE
+
+
+def test_the_largest_k_returns_every_passage_and_a_whole_float_counts(seed_index):
+    assert len(seed_index.search("Who has resigned?", k=1000)) == 5  # the seed's passages
+    assert len(seed_index.search("Who has resigned?", k=3.0)) == 3
+
+
+def test_an_unknown_mode_is_refused_not_run_as_hybrid(seed_index):
+    with pytest.raises(QAError) as raised:
+        seed_index.search("Who has resigned?", mode="bogus")
+    assert str(raised.value) == "mode must be one of: dense, keyword, hybrid"
+    with pytest.raises(QAError) as raised:
+        seed_index.ask("Who has resigned?", mode="bogus")
+    assert str(raised.value) == "answer mode must be one of: extractive, llm"
+
+
+def test_a_conversation_of_5000_follow_ups_is_answered_from_its_last_turns(seed_index):
+    history = [("Who is Mike Bonin?", "A councilmember.")]
+    history += [(f"And what did he say on day {n}?", "Nothing.") for n in range(5000)]
+
+    answer = seed_index.ask("How old is his son?", history=history)
+
+    assert standalone_question("How old is his son?", history) == (
+        "And what did he say on day 4997? And what did he say on day 4998? "
+        "And what did he say on day 4999? How old is his son?"
+    )
+    assert answer.found or answer.citations == ()
+    assert standalone_question("How old is his son?", history[:2]) == (
+        "Who is Mike Bonin? And what did he say on day 0? How old is his son?"
+    )

@@ -156,6 +156,7 @@ def test_settings_say_how_to_enable_a_language_model_when_none_is_configured(tmp
         ("/etc/passwd", "passwd"),
         ("a\x00b.txt", "a_b.txt"),
         ("evil.txt\x00.pdf", "evil.txt_.pdf"),
+        ("Minutes (draft) [v2].txt", "Minutes (draft) [v2].txt"),
     ],
 )
 def test_upload_names_are_sanitised(name, safe):
@@ -177,9 +178,9 @@ def test_hostile_upload_names_cannot_escape_the_uploads_folder(tmp_path, name):
     folder = tmp_path / "index" / "uploads"
 
     safe = uploads.safe_name(name)
-    stored = uploads.store(source, name, folder)
+    stored, new = uploads.store(source, name, folder)
 
-    assert safe and not set(safe) & {"/", "\\", "\x00", "\n"} and not safe.startswith(".")
+    assert new and safe and not set(safe) & {"/", "\\", "\x00", "\n"} and not safe.startswith(".")
     assert stored == folder / safe and stored.read_text() == "hello"
     assert sorted(tmp_path.rglob("*")) == sorted([source, folder.parent, folder, stored])
 
@@ -230,6 +231,16 @@ def test_hostile_questions_in_the_chat_get_an_answer_or_a_message(chat, question
     assert "<script>" not in shown[-1]
 
 
+def test_the_chat_refuses_a_bad_k_and_answers_after_5000_turns(chat):
+    """The chat endpoint takes k and the history from the client, whatever it sends."""
+    refused = visible(list(chat.respond("Who has resigned?", [], 10**9, "extractive"))[-1])
+    assert refused == "K must be a whole number from 1 to 1000."
+    turns = [{"role": "user", "content": "Who has resigned?"},
+             {"role": "assistant", "content": "Martinez."}] * 5000
+    shown = visible(list(chat.respond("Why did they resign?", turns, 5, "extractive"))[-1])
+    assert "resign" in shown
+
+
 @pytest.mark.parametrize("question", ["", "x" * 100_000])
 def test_the_api_reports_bad_questions_as_user_errors(chat, question):
     import gradio as gr
@@ -251,7 +262,7 @@ def test_uploads_are_checked_for_type_size_and_emptiness():
 def test_uploads_are_stored_inside_the_folder(tmp_path):
     source = tmp_path / "in.txt"
     source.write_text("hello")
-    stored = uploads.store(source, "../../escape.txt", tmp_path / "uploads")
+    stored, _ = uploads.store(source, "../../escape.txt", tmp_path / "uploads")
     assert stored == tmp_path / "uploads" / "escape.txt"
     assert stored.read_text() == "hello"
     assert stored.stat().st_mode & 0o777 == 0o600

@@ -24,7 +24,6 @@ from ui import render, uploads
 from ui.uploads import UPLOADS
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
-MAX_K = 50
 CONCURRENCY = 16  # questions answered at once (the library lets them overlap)
 EXAMPLES = 3  # example questions offered, from the most recently indexed documents
 PHONE_WIDTH = 768  # below this many pixels the panels start folded
@@ -68,6 +67,8 @@ class ChatApp:
         self.index = Index.create(self.index_dir, Settings(max_file_mb=max_upload_mb), backend)
         self.index.warm_up()  # the first question should not wait for the model to load
         self.index.llm = llm or self.index.llm
+        for _, note in self.index_files([]):  # uploads a crash or a busy index left behind
+            print(f"qa serve: {note}", file=sys.stderr)
 
     # -- questions -------------------------------------------------------------
 
@@ -79,7 +80,7 @@ class ChatApp:
         written = ""
         try:
             for event in self.index.ask_stream(
-                message, history=history_pairs(history), k=clamp_k(k), mode=mode
+                message, history=history_pairs(history), k=k, mode=mode
             ):
                 if isinstance(event, str):  # an LLM's answer, as it is written
                     written += event
@@ -99,27 +100,27 @@ class ChatApp:
 
         Args:
             question: the question, in plain words (at most 2,000 characters).
-            k: how many passages to search for the answer (1 to 50).
+            k: how many passages to search for the answer (1 to 1000).
             mode: "extractive" quotes the documents; "llm" has the server's language model write the answer (only if one is configured).
 
         Returns:
             {question, answer, found, citations: [{n, source, title, text, quote, start, end, page, score, similarity}]}
         """  # noqa: E501 - one line per parameter, as the API page reads them
         with user_errors():
-            return self.index.ask(question, k=clamp_k(k), mode=mode).to_dict()
+            return self.index.ask(question, k=k, mode=mode).to_dict()
 
     def search(self, query: str, k: int = 5) -> list[dict]:
         """The passages most relevant to the query, best first.
 
         Args:
             query: what to look for, in plain words (at most 2,000 characters).
-            k: how many passages to return (1 to 50).
+            k: how many passages to return (1 to 1000).
 
         Returns:
             [{rank, source, title, text, start, end, page, score, similarity, chunk_id}]
         """
         with user_errors():
-            return [hit.to_dict() for hit in self.index.search(query, k=clamp_k(k))]
+            return [hit.to_dict() for hit in self.index.search(query, k=k)]
 
     # -- documents -------------------------------------------------------------
 
@@ -180,8 +181,15 @@ class ChatApp:
             reason = uploads.rejection(name, os.path.getsize(file), self.max_bytes)
             if reason:
                 notes.append((False, f"{name} was not added: {reason}."))
-            else:
-                stored.append(uploads.store(Path(file), name, self.uploads_dir))
+                continue
+            path, new = uploads.store(Path(file), name, self.uploads_dir)
+            if not new:
+                notes.append((True, f"{name} is already there: the same file was uploaded "
+                                    "before."))
+            elif path.name != name:
+                notes.append((True, f"{name} is stored as {path.name}, as a different file "
+                                    "already has its name."))
+            stored.append(path)
         uploads.discard_cached(files or [], Path(get_upload_folder()))
         if stored:
             notes += self.index_files(stored, embedding_progress(progress))
@@ -190,8 +198,19 @@ class ChatApp:
     def index_files(
         self, paths: list[Path], progress: Callable[[int, int], None] | None = None
     ) -> list[tuple[bool, str]]:
-        """Index stored uploads; one outcome line per file (unreadable ones are deleted)."""
-        report = self.index.add([str(p) for p in paths], progress=progress)
+        """Index stored uploads, and any left unindexed (by a crash, or a busy index); one
+        outcome line per file (unreadable ones are deleted: they were never indexed)."""
+        indexed = {d.path for d in self.index.documents()}
+        paths = list(dict.fromkeys([*paths, *uploads.unindexed(self.uploads_dir, indexed)]))
+        if not paths:
+            return []
+        try:
+            report = self.index.add([str(p) for p in paths], progress=progress)
+        except QAError as error:
+            names = ", ".join(path.name for path in paths)
+            return [(False, f"{names}: stored, not indexed yet: {sentence(str(error))} "
+                            "Stored uploads are indexed with the next upload, or when qa "
+                            "serve starts again.")]
         chunks = {d.path: d.chunks for d in self.index.documents()}
         failed = dict(report.failed)
         notes = []
@@ -210,10 +229,14 @@ class ChatApp:
         if not from_this_page(request):
             return render.status_html([(False, REFUSED)]), *self.documents()
         indexed = {d.path for d in self.index.documents()}
-        if path not in indexed or not self.index.remove(path):
+        if path not in indexed:
             return render.status_html([(False, "That document is not indexed.")]), *self.documents()
-        if Path(path).parent == self.uploads_dir:
-            Path(path).unlink(missing_ok=True)
+        if Path(path).parent == self.uploads_dir:  # first: an uploaded file not in the
+            Path(path).unlink(missing_ok=True)     # index would be indexed again
+        try:
+            self.index.remove(path)
+        except QAError as error:  # a busy index: removing it again later works
+            return render.status_html([(False, sentence(str(error)))]), *self.documents()
         return render.status_html([(True, f"{Path(path).name} was removed.")]), *self.documents()
 
 
@@ -244,10 +267,6 @@ def user_errors() -> Iterator[None]:
         yield
     except QAError as error:
         raise gr.Error(sentence(str(error))) from error
-
-
-def clamp_k(k: float) -> int:
-    return max(1, min(int(k), MAX_K))
 
 
 def sentence(text: str) -> str:

@@ -1,8 +1,13 @@
-"""Checking and storing uploaded files inside the index folder."""
+"""Checking and storing uploaded files inside the index folder, never one over another."""
 
 import contextlib
+import filecmp
+import itertools
+import os
 import re
 import shutil
+import tempfile
+from collections.abc import Collection
 from pathlib import Path
 
 from qa.documents import SUPPORTED_EXTENSIONS
@@ -11,16 +16,21 @@ UPLOADS = "uploads"  # the folder, inside the index folder, that holds uploaded 
 SUPPORTED = tuple(sorted(SUPPORTED_EXTENSIONS))
 
 MAX_NAME = 120
+PARTIAL = ".partial-"  # an upload being copied in; no stored name starts with a dot
 
 
-def safe_name(name: str) -> str:
-    """A plain file name from an untrusted one: no folders, no traversal, no odd characters."""
+def safe_name(name: str, copy: int = 1) -> str:
+    """A plain file name from an untrusted one: no folders, no traversal, no odd characters.
+
+    copy: n > 1 names the nth file that would have this name, `name (n).ext`.
+    """
     base = re.split(r"[\\/]", name)[-1]
-    base = re.sub(r"[^\w.\- ]", "_", base).strip(" .")
+    base = re.sub(r"[^\w.\-()\[\] ]", "_", base).strip(" .")
     stem, dot, ext = base.rpartition(".")
     if not dot:
         stem, ext = base, ""
-    stem = stem[: MAX_NAME - len(ext) - 1] or "upload"
+    number = f" ({copy})" if copy > 1 else ""
+    stem = (stem[: MAX_NAME - len(ext) - 1 - len(number)] or "upload") + number
     return f"{stem}.{ext}" if ext else stem
 
 
@@ -37,18 +47,45 @@ def rejection(name: str, size: int, max_bytes: int) -> str | None:
     return None
 
 
-def store(source: Path, name: str, folder: Path) -> Path:
-    """Copy an upload into `folder` under its sanitised name (replacing an older copy).
+def store(source: Path, name: str, folder: Path) -> tuple[Path, bool]:
+    """Copy an upload into `folder` under its sanitised name, never over another file:
+    (where it is, whether it is new).
 
-    Like the index's own files, uploads are readable by their owner only.
+    If a different file has the name, the upload becomes `name (2).ext` (or 3, …); if
+    the same content has it, that file is the upload, and nothing is copied. The copy
+    is made under a hidden name and then linked to its own, which fails if the name is
+    taken, so that two uploads at once cannot take one name. Like the index's own
+    files, uploads are readable by their owner only.
     """
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    target = folder / safe_name(name)
-    if target.resolve().parent != folder.resolve():
+    if (folder / safe_name(name)).resolve().parent != folder.resolve():
         raise ValueError(f"refusing to store {name!r} outside {folder}")
-    shutil.copyfile(source, target)
-    target.chmod(0o600)
-    return target
+    descriptor, partial = tempfile.mkstemp(dir=folder, prefix=PARTIAL)  # private: 0600
+    os.close(descriptor)
+    copy = Path(partial)
+    try:
+        shutil.copyfile(source, copy)
+        for number in itertools.count(1):
+            target = folder / safe_name(name, number)
+            try:
+                os.link(copy, target)
+                return target, True
+            except FileExistsError:
+                if target.is_file() and filecmp.cmp(copy, target, shallow=False):
+                    return target, False
+    finally:
+        copy.unlink()
+
+
+def unindexed(folder: Path, indexed: Collection[str]) -> list[Path]:
+    """Stored uploads that are not in the index (a crash, or a busy index, left them)."""
+    if not folder.is_dir():
+        return []
+    return sorted(
+        path for path in folder.iterdir()
+        if path.is_file() and not path.name.startswith(".")
+        and path.suffix.lower() in SUPPORTED and str(path) not in indexed
+    )
 
 
 def discard_cached(files: list[str], cache: Path) -> None:
