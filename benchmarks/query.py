@@ -73,17 +73,22 @@ class Stages:
     """The steps of `Index.ask`, replicated with the product's own functions and timed."""
 
     NAMES = ("embed", "generation check", "FAISS top-50", "keyword (FTS5)", "fusion",
-             "fetch hits (chunks)", "fetch sentences", "compose answer")
+             "fetch hits (chunks)", "fetch sentences", "term frequencies", "compose answer")
 
     def __init__(self, index) -> None:
         self.index = index
 
     def run(self, question: str) -> tuple[dict[str, float], list[int]]:
-        from qa.answer import compose_answer
+        from qa.answer import (
+            ANSWER_PASSAGES,
+            compose_answer,
+            inverse_document_frequency,
+            question_terms,
+        )
         from qa.search import _hits, reciprocal_rank_fusion
 
         index, backend = self.index, self.index.backend
-        k = index.settings.k
+        k = max(index.settings.k, ANSWER_PASSAGES)
         ms = {}
         ms["embed"], query_vectors = timed(index._embedder.embed, [question])
         ms["generation check"], vectors = timed(backend.vectors)
@@ -94,8 +99,11 @@ class Stages:
         ms["fusion"], fused = timed(lambda: reciprocal_rank_fusion([dense, keyword])[:k])
         ms["fetch hits (chunks)"], hits = timed(_hits, backend, fused, query_vectors[0])
         ms["fetch sentences"], sentences = timed(backend.sentences, [hit.chunk_id for hit in hits])
+        ms["term frequencies"], frequencies = timed(backend.term_frequencies,
+                                                    question_terms(question))
+        idf = inverse_document_frequency(*frequencies)
         ms["compose answer"], _ = timed(compose_answer, question, query_vectors[0], hits,
-                                        sentences, index.settings.min_score)
+                                        sentences, index.settings.min_score, idf)
         return ms, [hit.chunk_id for hit in hits]
 
 
