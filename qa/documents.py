@@ -22,6 +22,9 @@ _BOMS = (
     (b"\xfe\xff", "utf-16"),
 )
 _PAGE_BREAK = "\n\n"
+DOCX_MAX_XML_MB = 25  # the XML of a .docx, unpacked: python-docx parses ~2 MB/s into ~20x RAM
+DOCX_MAX_RATIO = 100  # unpacked / packed size of one member; Word's own XML packs ~5-40x
+_DOCX_RATIO_FROM = 1_000_000  # members smaller than this unpack to little whatever the ratio
 
 
 class LoadError(QAError):
@@ -193,6 +196,7 @@ def _load_docx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
     from lxml.etree import XMLSyntaxError
 
     try:  # a damaged member fails on decompression or as XML, possibly only when read
+        _check_unpacked_sizes(zipfile.ZipFile(io.BytesIO(data)))
         document = docx.Document(io.BytesIO(data))
         paragraphs = [p.text for p in document.paragraphs]
         for table in document.tables:
@@ -203,6 +207,25 @@ def _load_docx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
         raise LoadError(f"not a valid .docx file: {_reason(error)}") from error
     text = "\n\n".join(p for p in paragraphs if p.strip())
     return title, text, ()
+
+
+def _check_unpacked_sizes(archive) -> None:
+    """Refuse a zip bomb before anything is unpacked: a .docx whose XML would unpack past
+    DOCX_MAX_XML_MB, or one of whose members unpacks more than DOCX_MAX_RATIO times its
+    packed size. zipfile never unpacks more than a member's declared size (and checks its
+    CRC), so the declared sizes can be trusted."""
+    members = archive.infolist()
+    for member in members:
+        ratio = member.file_size / max(member.compress_size, 1)
+        if member.file_size > _DOCX_RATIO_FROM and ratio > DOCX_MAX_RATIO:
+            raise LoadError(
+                f"{member.filename} in this .docx unpacks to {ratio:.0f} times its packed "
+                f"size ({member.file_size / 1e6:.1f} MB), a zip bomb; the limit is "
+                f"{DOCX_MAX_RATIO} times")
+    xml = sum(m.file_size for m in members if m.filename.endswith((".xml", ".rels")))
+    if xml > DOCX_MAX_XML_MB * 1e6:
+        raise LoadError(f"the XML in this .docx unpacks to {xml / 1e6:.1f} MB; the limit is "
+                        f"{DOCX_MAX_XML_MB} MB")
 
 
 def _reason(error: Exception, limit: int = 200) -> str:

@@ -124,6 +124,21 @@ def _damaged_docx() -> bytes:
     return _zip(members)
 
 
+def docx_with_paragraphs(paragraphs: list[str]) -> bytes:
+    """A real .docx (Word's XML, zipped with DEFLATE) holding these paragraphs."""
+    good = zipfile.ZipFile(io.BytesIO(_docx("seed")))
+    members = {name: good.read(name) for name in good.namelist()}
+    body = "".join(f"<w:p><w:r><w:t>{p}</w:t></w:r></w:p>" for p in paragraphs)
+    members["word/document.xml"] = members["word/document.xml"].replace(
+        b"<w:body>", b"<w:body>" + body.encode(), 1)
+    return _zip(members)
+
+
+def docx_bomb() -> bytes:
+    """The tester's zip bomb: a ~180 KB .docx whose document.xml is 50 MB of paragraphs."""
+    return docx_with_paragraphs(["All work and no play makes Jack a dull boy."] * 658_000)
+
+
 REPORT_DOCX = "report.docx"  # indexed before the run, then truncated: its old text must stay
 # Bad files: name -> (bytes or a maker, the exact reason or a pattern for it).
 BAD = {
@@ -145,6 +160,8 @@ BAD = {
         "not a valid .docx file: \"There is no item named '[Content_Types].xml' in the archive\"",
     ),
     "damaged.docx": (_damaged_docx, "not a valid .docx file: "),  # then lxml's own words
+    "zip bomb.docx": (docx_bomb, "word/document.xml in this .docx unpacks to 293 times its "
+                                 "packed size (50.0 MB), a zip bomb; the limit is 100 times"),
     "loop.txt": (None, "Too many levels of symbolic links"),
     "dangling.txt": (None, "No such file or directory"),
     "locked.txt": (b"The combination is 12-34-56.", "Permission denied"),
