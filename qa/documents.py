@@ -22,6 +22,7 @@ _BOMS = (
     (b"\xfe\xff", "utf-16"),
 )
 _PAGE_BREAK = "\n\n"
+LINK_OUTSIDE = "links outside the folders given"
 DOCX_MAX_XML_MB = 25  # the XML of a .docx, unpacked: python-docx parses ~2 MB/s into ~20x RAM
 DOCX_MAX_RATIO = 100  # unpacked / packed size of one member; Word's own XML packs ~5-40x
 _DOCX_RATIO_FROM = 1_000_000  # members smaller than this unpack to little whatever the ratio
@@ -53,23 +54,67 @@ class Document:
         return [(s, e, n) for n, (s, e) in enumerate(zip(self.page_starts, ends, strict=True), 1)]
 
 
-def find_files(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
-    """Yield the files named, and the files inside the folders named, recursively.
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A file found to index: its canonical path, whether it was named itself (not found
+    in a folder named), and why it is passed over, if it is."""
 
-    Hidden files and folders (such as an index folder or .git) inside a folder
-    are passed over; files of unsupported types are yielded too, so the caller
-    can report them.
+    path: Path
+    named: bool
+    skip: str = ""
+
+
+def canonical(path: str | os.PathLike) -> Path:
+    """The absolute path with symlinks, '.' and '..' resolved; a broken link (dangling, or
+    a loop) resolves only its folder, so that reading it reports why it is broken."""
+    path = Path(path).expanduser().absolute()
+    try:
+        return path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return path.parent.resolve() / path.name
+
+
+def find_files(paths: Iterable[str | os.PathLike]) -> Iterator[Found]:
+    """The files named, and the files inside the folders named, recursively, each once.
+
+    Each file is found at its canonical path (`canonical`), so a file reached twice (as
+    `docs` and `docs/../docs`, or through a link) is found once. A path named is always
+    taken. Inside a folder named, a symbolic link whose target is inside one of the
+    folders named is that target (a linked folder's files are found at their own
+    paths); a link leading elsewhere is passed over, with the reason LINK_OUTSIDE.
+    Hidden files and folders (such as an index folder or .git) are passed over
+    silently; files of unsupported types are found too, so the caller can report them.
     """
-    for given in paths:
-        path = Path(given).expanduser().absolute()
-        if not path.is_dir():
-            yield path
-            continue
-        for root, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for name in sorted(files):
-                if not name.startswith("."):
-                    yield Path(root, name)
+    roots = [canonical(p) for p in paths]
+    seen: set[Path] = set()
+    for root in roots:
+        for found in _walk(root, roots) if root.is_dir() else [Found(root, True)]:
+            if found.path not in seen:
+                seen.add(found.path)
+                yield Found(found.path, found.path in roots, found.skip)
+
+
+def _walk(folder: Path, roots: list[Path]) -> Iterator[Found]:
+    for place, dirs, files in os.walk(folder):  # does not descend into linked folders
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files + [d for d in dirs if os.path.islink(os.path.join(place, d))]):
+            path = Path(place, name)
+            if name.startswith("."):
+                continue
+            if not path.is_symlink():
+                yield Found(path, False)
+                continue
+            target = canonical(path)
+            if not target.exists():
+                yield Found(path, False)  # broken: reading it says why
+            elif not any(is_within(target, root) for root in roots):
+                yield Found(path, False, LINK_OUTSIDE)
+            elif not target.is_dir():
+                yield Found(target, False)
+
+
+def is_within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
 
 
 def is_supported(path: Path) -> bool:

@@ -374,3 +374,48 @@ def test_a_named_pipe_is_skipped_not_waited_on(tmp_path):
     assert not blocked, "indexing waited on the named pipe"
     assert reports[0].added == 1
     assert [path for path, _ in reports[0].failed] == [str(folder / "a pipe.txt")]
+
+
+def test_each_file_is_indexed_once_and_links_outside_the_folders_are_skipped(
+    tmp_path, monkeypatch, capsys
+):
+    """`docs`, `docs/../docs`, a linked copy of a file and a linked folder are one folder;
+    links that lead out of the folders given are reported, not followed."""
+    from qa.cli import main
+
+    docs, outside = tmp_path / "docs", tmp_path / "outside"
+    (docs / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (docs / "orchard.md").write_text(ORCHARD)
+    (docs / "sub" / "ferry.txt").write_text("The ferry to Arran leaves at nine every morning.\n")
+    (outside / "secret.txt").write_text("The vault code is 4471.\n")
+    (outside / "named.txt").write_text("The keeper logged every passing ship.\n")
+    (docs / "orchard alias.md").symlink_to(docs / "orchard.md")
+    (docs / "sub alias").symlink_to(docs / "sub")
+    (docs / "passwd.txt").symlink_to(outside / "secret.txt")
+    (docs / "elsewhere").symlink_to(outside)
+    (tmp_path / "named.txt").symlink_to(outside / "named.txt")
+    monkeypatch.chdir(tmp_path)
+    index = ["--index", str(tmp_path / "index")]
+
+    code = main([*index, "index", "docs", "docs/../docs", "nosuchdir", "named.txt"])
+
+    captured = capsys.readouterr()
+    assert code == 0
+    assert captured.out.startswith("3 added, 0 updated, 0 unchanged, 0 removed, 1 failed, "
+                                   "2 skipped")
+    assert sorted(line for line in captured.err.splitlines()
+                  if line.startswith(("failed: ", "skipped: "))) == [
+        f"failed: {tmp_path / 'nosuchdir'}: no such file or folder",
+        f"skipped: {docs / 'elsewhere'}: links outside the folders given",
+        f"skipped: {docs / 'passwd.txt'}: links outside the folders given",
+    ]
+    opened = Index.open(tmp_path / "index")
+    try:
+        indexed = sorted(d.path for d in opened.documents())
+        hits = opened.search("orchard Kelso heritage apples", k=5)
+    finally:
+        opened.close()
+    assert indexed == sorted(str(p) for p in (docs / "orchard.md", docs / "sub" / "ferry.txt",
+                                              outside / "named.txt"))
+    assert len({hit.source for hit in hits}) == len(hits)

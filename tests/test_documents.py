@@ -154,6 +154,6 @@ def test_find_files_recurses_and_skips_hidden(tmp_path):
     for name in ("a/one.txt", "a/b/two.md", ".hidden/three.txt", "a/.secret.txt"):
         (tmp_path / name).write_text("text")
 
-    found = {p.relative_to(tmp_path).as_posix() for p in find_files([tmp_path])}
+    found = {f.path.relative_to(tmp_path).as_posix() for f in find_files([tmp_path])}
 
     assert found == {"a/one.txt", "a/b/two.md"}
