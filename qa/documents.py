@@ -1,7 +1,9 @@
 """Documents: find supported files and turn each into plain text with its pages.
 
-Each format is read by a well-kept library: pypdf (pages), python-docx,
-trafilatura (the main text of an HTML page, without navigation or scripts) and
+Each format is read by a well-kept library: pypdf (pages), python-docx (after a
+check of the unpacked sizes, against zip bombs), trafilatura (the main text of an
+HTML page, without navigation or scripts, from lxml's tree; a page nested past
+lxml's 2048 levels gives all its text through html.parser instead) and
 charset-normalizer (text in encodings other than UTF-8). Character offsets
 everywhere else in `qa` refer to `Document.text` as returned here.
 """
@@ -11,6 +13,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from html import parser as html_parser
 from pathlib import Path
 
 from qa.errors import QAError
@@ -205,12 +208,63 @@ def _load_markdown(data: bytes) -> tuple[str, str, tuple[int, ...]]:
 
 def _load_html(data: bytes) -> tuple[str, str, tuple[int, ...]]:
     import trafilatura
+    from lxml.html import HTMLParser, document_fromstring
 
     html = decode_text(data)
-    text = trafilatura.extract(html, include_comments=False, include_tables=True, favor_recall=True)
-    metadata = trafilatura.extract_metadata(html)
+    if not html.strip():
+        return "", "", ()
+    # huge_tree: without it libxml2 drops everything nested deeper than 256 levels; with
+    # it, deeper than 2048 (then the page's text is taken without trafilatura's help)
+    parser = HTMLParser(encoding="utf-8", huge_tree=True, collect_ids=False,
+                        default_doctype=False, remove_comments=True, remove_pis=True)
+    tree = document_fromstring(html.encode(), parser=parser)
+    metadata = trafilatura.extract_metadata(tree)
     title = metadata.title if metadata and metadata.title else ""
+    if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
+        return title, _all_text(html), ()
+    text = trafilatura.extract(tree, include_comments=False, include_tables=True,
+                               favor_recall=True)
     return title, text or "", ()
+
+
+class _TextCollector(html_parser.HTMLParser):
+    """The text of an HTML page, without scripts and styles, a block element a line.
+    html.parser builds no tree, so no nesting is too deep for it."""
+
+    _BLOCKS = frozenset({"address", "article", "aside", "blockquote", "br", "dd", "div", "dl",
+                         "dt", "figcaption", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
+                         "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section",
+                         "table", "td", "th", "tr", "ul"})
+    _HIDDEN = frozenset({"script", "style", "template", "noscript", "head"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.hidden = 0
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag in self._HIDDEN:
+            self.hidden += 1
+        if tag in self._BLOCKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._HIDDEN and self.hidden:
+            self.hidden -= 1
+        if tag in self._BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.parts.append(data)
+
+
+def _all_text(html: str) -> str:
+    collector = _TextCollector()
+    collector.feed(html)
+    collector.close()
+    lines = (" ".join(line.split()) for line in "".join(collector.parts).split("\n"))
+    return "\n".join(line for line in lines if line)
 
 
 def _load_pdf(data: bytes) -> tuple[str, str, tuple[int, ...]]:

@@ -109,6 +109,23 @@ def test_html_main_text_without_navigation_or_scripts(tmp_path):
         assert noise not in document.text
 
 
+@pytest.mark.parametrize("depth", [300, 3000])  # past libxml2's 256 levels, and its 2048
+def test_html_nested_too_deep_for_the_parser_keeps_its_text(tmp_path, depth):
+    path = tmp_path / "deep.html"
+    path.write_text(
+        "<html><head><title>Deep page</title><style>p { color: red }</style></head><body>"
+        + "<div>" * depth + "<script>var SCRIPTNOISE = 1;</script>"
+        "<p>The harbour of Port Ellen reopened after the storm of 1998 damaged its piers.</p>"
+        + "</div>" * depth + "<p>Ferries run again.</p></body></html>"
+    )
+
+    document = _load(path)
+
+    assert document.title == "Deep page"
+    assert "The harbour of Port Ellen reopened after the storm of 1998" in document.text
+    assert "SCRIPTNOISE" not in document.text and "color" not in document.text
+
+
 def test_latin1_text_is_decoded_not_garbled(tmp_path):
     path = tmp_path / "notes.txt"
     path.write_bytes("Le café de la gare ouvre à sept heures. Crème brûlée.".encode("latin-1"))
