@@ -419,3 +419,28 @@ def test_each_file_is_indexed_once_and_links_outside_the_folders_are_skipped(
     assert indexed == sorted(str(p) for p in (docs / "orchard.md", docs / "sub" / "ferry.txt",
                                               outside / "named.txt"))
     assert len({hit.source for hit in hits}) == len(hits)
+
+
+def test_a_file_indexed_under_a_second_path_is_dropped_on_the_next_run(tmp_path):
+    """An index made before paths were canonical holds a file once per path that reached it
+    (here through a link): indexing the folder again keeps it once, at its own path."""
+    from qa.ingest import Report, embed, prepare, write
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "orchard.md").write_text(ORCHARD)
+    (docs / "alias.md").symlink_to(docs / "orchard.md")
+    index = Index.create(tmp_path / "index")
+    try:
+        embedder = index._embedder
+        alias = prepare(docs / "alias.md", None, False, index.settings, embedder)  # as of old
+        write(index.backend, embed([alias], embedder), Report())
+        before = sorted(d.path for d in index.documents())
+        report = index.add([docs])
+        after = sorted(d.path for d in index.documents())
+    finally:
+        index.close()
+
+    assert before == [str(docs / "alias.md")]
+    assert (report.added, report.removed) == (1, 1)
+    assert after == [str(docs / "orchard.md")]
