@@ -26,7 +26,7 @@ _BOMS = (
 )
 _PAGE_BREAK = "\n\n"
 LINK_OUTSIDE = "links outside the folders given"
-DOCX_MAX_XML_MB = 25  # the XML of a .docx, unpacked: python-docx parses ~2 MB/s into ~20x RAM
+DOCX_MAX_XML_MB = 25  # unpacked XML of a .docx; python-docx parses ~1.3 MB/s into ~10x RAM
 DOCX_MAX_RATIO = 100  # unpacked / packed size of one member; Word's own XML packs ~5-40x
 _DOCX_RATIO_FROM = 1_000_000  # members smaller than this unpack to little whatever the ratio
 
