@@ -55,9 +55,9 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[S
         stop = _block_end(text, start, end)
         found = _segment(text, start, stop)
         if stop < end and len(found) > 1:
-            found.pop()
+            stop = found.pop()[0]  # the next block begins with this sentence
         spans += found
-        start = found[-1][1] if found and stop < end and len(found) > 1 else stop
+        start = stop
     return spans
 
 
