@@ -98,12 +98,12 @@ def find_files(paths: Iterable[str | os.PathLike]) -> Iterator[Found]:
 
 
 def _walk(folder: Path, roots: list[Path]) -> Iterator[Found]:
+    """The files in `folder`, and its links (to files or folders) with what they lead to."""
     for place, dirs, files in os.walk(folder):  # does not descend into linked folders
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files + [d for d in dirs if os.path.islink(os.path.join(place, d))]):
+        linked = [d for d in dirs if os.path.islink(os.path.join(place, d))]
+        for name in sorted(n for n in files + linked if not n.startswith(".")):
             path = Path(place, name)
-            if name.startswith("."):
-                continue
             if not path.is_symlink():
                 yield Found(path, False)
                 continue
