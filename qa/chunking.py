@@ -5,17 +5,29 @@ end a sentence). Chunks are budgeted in the embedding model's own tokens, so the
 model never silently truncates one; a sentence longer than the budget is cut at
 whitespace. Neighbouring chunks share up to `overlap_tokens` of whole sentences.
 Chunks never cross a page boundary, so each has one page.
+
+Time and memory grow linearly with the text (benchmarks/chunking.py): syntok is
+given one block of at most BLOCK_CHARS at a time, each paragraph with offset 0
+(its `analyze` pads every paragraph with as many spaces as its offset, which is
+quadratic), so a "sentence" of megabytes is cut into blocks before it is cut
+into pieces that fit; tokens are counted COUNT_BATCH_CHARS of text at a time.
 """
 
-from collections.abc import Callable, Sequence
+import re
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
-import syntok.segmenter
+from syntok.segmenter import preprocess_with_offsets, segment
+from syntok.tokenizer import Tokenizer
 
 from qa.documents import Document
 
 Span = tuple[int, int]
 TokenCounter = Callable[[Sequence[str]], list[int]]
+BLOCK_CHARS = 50_000  # text given to syntok at once; no real sentence is this long
+COUNT_BATCH_CHARS = 100_000  # text whose tokens are counted in one tokenizer call
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,15 +43,42 @@ class Chunk:
 
 
 def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[Span]:
-    """The (start, end) offsets in `text` of each sentence of text[start:end]."""
-    section = text[start:end]
+    """The (start, end) offsets in `text` of each sentence of text[start:end].
+
+    Block by block: the last sentence of a block may go on in the next one, so the next
+    block starts where it starts, unless it is the block's only sentence (then it is
+    longer than any real sentence, and ends with its block).
+    """
+    end = len(text) if end is None else end
+    spans: list[Span] = []
+    while start < end:
+        stop = _block_end(text, start, end)
+        found = _segment(text, start, stop)
+        if stop < end and len(found) > 1:
+            stop = found.pop()[0]  # the next block begins with this sentence
+        spans += found
+        start = stop
+    return spans
+
+
+def _block_end(text: str, start: int, end: int) -> int:
+    """Where the block from `start` ends: at `end`, or at whitespace before BLOCK_CHARS."""
+    if end - start <= BLOCK_CHARS:
+        return end
+    limit = start + BLOCK_CHARS
+    space = max(text.rfind(" ", start + 1, limit), text.rfind("\n", start + 1, limit))
+    return space if space > start else limit
+
+
+def _segment(text: str, start: int, end: int) -> list[Span]:
+    """The sentences syntok finds in text[start:end], as offsets in `text`."""
+    tokenizer = Tokenizer(replace_not_contraction=False)
     spans = []
-    for paragraph in syntok.segmenter.analyze(section):
-        for sentence in paragraph:
-            tokens = list(sentence)
-            if tokens:
-                last = tokens[-1]
-                spans.append((start + tokens[0].offset, start + last.offset + len(last.value)))
+    for offset, paragraph in preprocess_with_offsets(text[start:end]):
+        for sentence in segment(tokenizer.tokenize(paragraph)):
+            first, last = sentence[0], sentence[-1]
+            base = start + offset
+            spans.append((base + first.offset, base + last.offset + len(last.value)))
     return spans
 
 
@@ -64,24 +103,76 @@ def _fit_sentences(
     text: str, sentences: list[Span], count_tokens: TokenCounter, max_tokens: int
 ) -> tuple[list[Span], list[int]]:
     """Cut sentences longer than the budget into pieces; return spans and their token counts."""
-    counts = count_tokens([text[a:b] for a, b in sentences])
     spans: list[Span] = []
     fitted: list[int] = []
-    for span, count in zip(sentences, counts, strict=True):
+    for span, count in zip(sentences, _counts(_texts(text, sentences), count_tokens),
+                           strict=True):
         if count <= max_tokens:
             spans.append(span)
             fitted.append(count)
         else:
-            pieces = _cut(text, span, count_tokens, max_tokens)
-            spans.extend(pieces)
-            fitted.extend(count_tokens([text[a:b] for a, b in pieces]))
+            for piece, piece_count in _pieces(text, span, count_tokens, max_tokens):
+                spans.append(piece)
+                fitted.append(piece_count)
     return spans, fitted
 
 
-def _cut(text: str, span: Span, count_tokens: TokenCounter, max_tokens: int) -> list[Span]:
+def _texts(text: str, spans: Sequence[Span]) -> Iterator[str]:
+    return (text[a:b] for a, b in spans)
+
+
+def _counts(texts: Iterable[str], count_tokens: TokenCounter) -> Iterator[int]:
+    """The token count of each text, counted about COUNT_BATCH_CHARS of text at a time
+    (the tokenizer's output for a batch takes ~100 bytes a token)."""
+    batch: list[str] = []
+    size = 0
+    for text in texts:
+        batch.append(text)
+        size += len(text)
+        if size >= COUNT_BATCH_CHARS:
+            yield from count_tokens(batch)
+            batch, size = [], 0
+    if batch:
+        yield from count_tokens(batch)
+
+
+def _pieces(
+    text: str, span: Span, count_tokens: TokenCounter, max_tokens: int
+) -> list[tuple[Span, int]]:
+    """A too-long span cut into pieces that fit, each with its token count.
+
+    The halving counts a piece's tokens as the sum over its words (WordPiece never
+    joins words, so the sum is exact), each distinct word counted once; a piece that
+    a tokenizer joining words finds too long after all is cut again, counted whole.
+    """
+    def whole(a: int, b: int) -> int:
+        return count_tokens([text[a:b]])[0]
+
+    pieces = _cut(text, span, _word_sums(text, span, count_tokens), max_tokens)
+    fitted = []
+    for piece, count in zip(pieces, _counts(_texts(text, pieces), count_tokens), strict=True):
+        if count <= max_tokens:
+            fitted.append((piece, count))
+        else:
+            fitted += [(p, whole(*p)) for p in _cut(text, piece, whole, max_tokens)]
+    return fitted
+
+
+def _word_sums(text: str, span: Span, count_tokens: TokenCounter) -> Callable[[int, int], int]:
+    """tokens(a, b): the tokens of the words of text[a:b] (within `span`), summed."""
+    start, end = span
+    words = list(re.finditer(r"\S+", text[start:end]))
+    vocabulary = list(dict.fromkeys(word.group() for word in words))
+    tokens = dict(zip(vocabulary, _counts(vocabulary, count_tokens), strict=True))
+    firsts = [start + word.start() for word in words]
+    sums = [0, *accumulate(tokens[word.group()] for word in words)]
+    return lambda a, b: sums[bisect_left(firsts, b)] - sums[bisect_left(firsts, a)]
+
+
+def _cut(text: str, span: Span, tokens: Callable[[int, int], int], max_tokens: int) -> list[Span]:
     """Halve a too-long span at the whitespace nearest its middle until each piece fits."""
     start, end = span
-    if end - start < 2 or count_tokens([text[start:end]])[0] <= max_tokens:
+    if end - start < 2 or tokens(start, end) <= max_tokens:
         return [span]
     middle = (start + end) // 2
     space = text.rfind(" ", start + 1, middle + 1)
@@ -90,8 +181,8 @@ def _cut(text: str, span: Span, count_tokens: TokenCounter, max_tokens: int) -> 
     cut = space if space > start else middle
     left_end = cut
     right_start = cut + 1 if text[cut] == " " else cut
-    return _cut(text, (start, left_end), count_tokens, max_tokens) + _cut(
-        text, (right_start, end), count_tokens, max_tokens
+    return _cut(text, (start, left_end), tokens, max_tokens) + _cut(
+        text, (right_start, end), tokens, max_tokens
     )
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from tqdm import tqdm
 
 from qa.backends import Backend, FileState
+from qa.documents import canonical
 from qa.embedding import load_embedder
 from qa.errors import QAError
 from qa.ingest import (
@@ -97,7 +98,13 @@ def ray_ingest(
     try:
         report = Report()
         known = backend.file_states()
-        files = list(find(paths))
+        paths = [canonical(p) for p in paths]
+        files = []
+        for found in find(paths):
+            if isinstance(found, Outcome):
+                write(backend, [found], report)
+            else:
+                files.append(found)
         if files:
             for item in tqdm(_embedded(ray, files, known, settings, address is None),
                              total=len(files), unit="file", desc="indexing (ray)"):

@@ -1,7 +1,9 @@
 """Documents: find supported files and turn each into plain text with its pages.
 
-Each format is read by a well-kept library: pypdf (pages), python-docx,
-trafilatura (the main text of an HTML page, without navigation or scripts) and
+Each format is read by a well-kept library: pypdf (pages), python-docx (after a
+check of the unpacked sizes, against zip bombs), trafilatura (the main text of an
+HTML page, without navigation or scripts, from lxml's tree; a page nested past
+lxml's 2048 levels gives all its text through html.parser instead) and
 charset-normalizer (text in encodings other than UTF-8). Character offsets
 everywhere else in `qa` refer to `Document.text` as returned here.
 """
@@ -11,6 +13,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from html import parser as html_parser
 from pathlib import Path
 
 from qa.errors import QAError
@@ -22,6 +25,10 @@ _BOMS = (
     (b"\xfe\xff", "utf-16"),
 )
 _PAGE_BREAK = "\n\n"
+LINK_OUTSIDE = "links outside the folders given"
+DOCX_MAX_XML_MB = 25  # unpacked XML of a .docx; python-docx parses ~1.3 MB/s into ~10x RAM
+DOCX_MAX_RATIO = 100  # unpacked / packed size of one member; Word's own XML packs ~5-40x
+_DOCX_RATIO_FROM = 1_000_000  # members smaller than this unpack to little whatever the ratio
 
 
 class LoadError(QAError):
@@ -50,23 +57,67 @@ class Document:
         return [(s, e, n) for n, (s, e) in enumerate(zip(self.page_starts, ends, strict=True), 1)]
 
 
-def find_files(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
-    """Yield the files named, and the files inside the folders named, recursively.
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A file found to index: its canonical path, whether it was named itself (not found
+    in a folder named), and why it is passed over, if it is."""
 
-    Hidden files and folders (such as an index folder or .git) inside a folder
-    are passed over; files of unsupported types are yielded too, so the caller
-    can report them.
+    path: Path
+    named: bool
+    skip: str = ""
+
+
+def canonical(path: str | os.PathLike) -> Path:
+    """The absolute path with symlinks, '.' and '..' resolved; a broken link (dangling, or
+    a loop) resolves only its folder, so that reading it reports why it is broken."""
+    path = Path(path).expanduser().absolute()
+    try:
+        return path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return path.parent.resolve() / path.name
+
+
+def find_files(paths: Iterable[str | os.PathLike]) -> Iterator[Found]:
+    """The files named, and the files inside the folders named, recursively, each once.
+
+    Each file is found at its canonical path (`canonical`), so a file reached twice (as
+    `docs` and `docs/../docs`, or through a link) is found once. A path named is always
+    taken. Inside a folder named, a symbolic link whose target is inside one of the
+    folders named is that target (a linked folder's files are found at their own
+    paths); a link leading elsewhere is passed over, with the reason LINK_OUTSIDE.
+    Hidden files and folders (such as an index folder or .git) are passed over
+    silently; files of unsupported types are found too, so the caller can report them.
     """
-    for given in paths:
-        path = Path(given).expanduser().absolute()
-        if not path.is_dir():
-            yield path
-            continue
-        for root, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for name in sorted(files):
-                if not name.startswith("."):
-                    yield Path(root, name)
+    roots = [canonical(p) for p in paths]
+    seen: set[Path] = set()
+    for root in roots:
+        for found in _walk(root, roots) if root.is_dir() else [Found(root, True)]:
+            if found.path not in seen:
+                seen.add(found.path)
+                yield Found(found.path, found.path in roots, found.skip)
+
+
+def _walk(folder: Path, roots: list[Path]) -> Iterator[Found]:
+    """The files in `folder`, and its links (to files or folders) with what they lead to."""
+    for place, dirs, files in os.walk(folder):  # does not descend into linked folders
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        linked = [d for d in dirs if os.path.islink(os.path.join(place, d))]
+        for name in sorted(n for n in files + linked if not n.startswith(".")):
+            path = Path(place, name)
+            if not path.is_symlink():
+                yield Found(path, False)
+                continue
+            target = canonical(path)
+            if not target.exists():
+                yield Found(path, False)  # broken: reading it says why
+            elif not any(is_within(target, root) for root in roots):
+                yield Found(path, False, LINK_OUTSIDE)
+            elif not target.is_dir():
+                yield Found(target, False)
+
+
+def is_within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
 
 
 def is_supported(path: Path) -> bool:
@@ -157,12 +208,63 @@ def _load_markdown(data: bytes) -> tuple[str, str, tuple[int, ...]]:
 
 def _load_html(data: bytes) -> tuple[str, str, tuple[int, ...]]:
     import trafilatura
+    from lxml.html import HTMLParser, document_fromstring
 
     html = decode_text(data)
-    text = trafilatura.extract(html, include_comments=False, include_tables=True, favor_recall=True)
-    metadata = trafilatura.extract_metadata(html)
+    if not html.strip():
+        return "", "", ()
+    # huge_tree: without it libxml2 drops everything nested deeper than 256 levels; with
+    # it, deeper than 2048 (then the page's text is taken without trafilatura's help)
+    parser = HTMLParser(encoding="utf-8", huge_tree=True, collect_ids=False,
+                        default_doctype=False, remove_comments=True, remove_pis=True)
+    tree = document_fromstring(html.encode(), parser=parser)
+    metadata = trafilatura.extract_metadata(tree)
     title = metadata.title if metadata and metadata.title else ""
+    if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
+        return title, _all_text(html), ()
+    text = trafilatura.extract(tree, include_comments=False, include_tables=True,
+                               favor_recall=True)
     return title, text or "", ()
+
+
+class _TextCollector(html_parser.HTMLParser):
+    """The text of an HTML page, without scripts and styles, a block element a line.
+    html.parser builds no tree, so no nesting is too deep for it."""
+
+    _BLOCKS = frozenset({"address", "article", "aside", "blockquote", "br", "dd", "div", "dl",
+                         "dt", "figcaption", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
+                         "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section",
+                         "table", "td", "th", "tr", "ul"})
+    _HIDDEN = frozenset({"script", "style", "template", "noscript", "head"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.hidden = 0
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag in self._HIDDEN:
+            self.hidden += 1
+        if tag in self._BLOCKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._HIDDEN and self.hidden:
+            self.hidden -= 1
+        if tag in self._BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.parts.append(data)
+
+
+def _all_text(html: str) -> str:
+    collector = _TextCollector()
+    collector.feed(html)
+    collector.close()
+    lines = (" ".join(line.split()) for line in "".join(collector.parts).split("\n"))
+    return "\n".join(line for line in lines if line)
 
 
 def _load_pdf(data: bytes) -> tuple[str, str, tuple[int, ...]]:
@@ -193,6 +295,7 @@ def _load_docx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
     from lxml.etree import XMLSyntaxError
 
     try:  # a damaged member fails on decompression or as XML, possibly only when read
+        _check_unpacked_sizes(zipfile.ZipFile(io.BytesIO(data)))
         document = docx.Document(io.BytesIO(data))
         paragraphs = [p.text for p in document.paragraphs]
         for table in document.tables:
@@ -203,6 +306,25 @@ def _load_docx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
         raise LoadError(f"not a valid .docx file: {_reason(error)}") from error
     text = "\n\n".join(p for p in paragraphs if p.strip())
     return title, text, ()
+
+
+def _check_unpacked_sizes(archive) -> None:
+    """Refuse a zip bomb before anything is unpacked: a .docx whose XML would unpack past
+    DOCX_MAX_XML_MB, or one of whose members unpacks more than DOCX_MAX_RATIO times its
+    packed size. zipfile never unpacks more than a member's declared size (and checks its
+    CRC), so the declared sizes can be trusted."""
+    members = archive.infolist()
+    for member in members:
+        ratio = member.file_size / max(member.compress_size, 1)
+        if member.file_size > _DOCX_RATIO_FROM and ratio > DOCX_MAX_RATIO:
+            raise LoadError(
+                f"{member.filename} in this .docx unpacks to {ratio:.0f} times its packed "
+                f"size ({member.file_size / 1e6:.1f} MB), a zip bomb; the limit is "
+                f"{DOCX_MAX_RATIO} times")
+    xml = sum(m.file_size for m in members if m.filename.endswith((".xml", ".rels")))
+    if xml > DOCX_MAX_XML_MB * 1e6:
+        raise LoadError(f"the XML in this .docx unpacks to {xml / 1e6:.1f} MB; the limit is "
+                        f"{DOCX_MAX_XML_MB} MB")
 
 
 def _reason(error: Exception, limit: int = 200) -> str:

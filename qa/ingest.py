@@ -10,6 +10,7 @@ read; files whose content hash is unchanged are not embedded again.
 
 import hashlib
 import logging
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,15 @@ from tqdm import tqdm
 
 from qa.backends import Backend, FileState
 from qa.chunking import Chunk, chunk_document
-from qa.documents import Document, LoadError, find_files, is_supported, load
+from qa.documents import (
+    Document,
+    LoadError,
+    canonical,
+    find_files,
+    is_supported,
+    is_within,
+    load,
+)
 from qa.embedding import Embedder
 from qa.settings import Settings
 
@@ -99,16 +108,22 @@ class Report:
 
 # -- the stages ------------------------------------------------------------------------
 
-def find(paths: list[Path]) -> Iterator[tuple[Path, bool]]:
-    """The files under `paths`, each with whether it was named itself."""
-    for file in find_files(paths):
-        yield file, file in paths
+def find(paths: list[Path]) -> Iterator[tuple[Path, bool] | Outcome]:
+    """The files under `paths`, each with whether it was named itself; an Outcome for
+    each one passed over (see `qa.documents.find_files`)."""
+    for found in find_files(paths):
+        if found.skip:
+            yield Outcome(str(found.path), "skipped", found.skip)
+        else:
+            yield found.path, found.named
 
 
 def prepare(
     file: Path, known: FileState | None, named: bool, settings: Settings, embedder: Embedder
 ) -> Prepared | Outcome:
     """Load and chunk a new or changed file; an Outcome if it is unchanged, skipped or failed."""
+    if named and not os.path.lexists(file):
+        return Outcome(str(file), "failed", "no such file or folder")
     if not is_supported(file):
         reason = f"unsupported file type {file.suffix or '(none)'!r}"
         return Outcome(str(file), "failed" if named else "skipped", reason)
@@ -197,9 +212,11 @@ def write(backend: Backend, items: Iterable[Embedded | Outcome], report: Report)
 
 def remove_vanished(backend: Backend, known: dict[str, FileState], roots: list[Path],
                     report: Report) -> None:
-    """Drop indexed files under the folders (or at the paths) given that are no longer there."""
+    """Drop indexed files under the folders (or at the paths) given that are no longer
+    there, or are there under another path than their own (through a link or '..', as
+    an index made before paths were canonical may hold them): each is indexed once."""
     vanished = [p for p in known if any(is_within(Path(p), r) for r in roots)
-                and not Path(p).exists()]
+                and not (Path(p).exists() and canonical(p) == Path(p))]
     if vanished:
         backend.remove_documents(vanished)
         report.removed = len(vanished)
@@ -217,11 +234,16 @@ def ingest(
     """
     report = Report()
     known = backend.file_states()
+    paths = [canonical(p) for p in paths]
     files = list(find(paths))
     few_files = len(files) < PROGRESS_MIN_FILES  # then show embedding batches instead
     pending: list[Prepared] = []
-    for file, named in tqdm(files, unit="file", desc="indexing", disable=few_files):
-        item = prepare(file, known.get(str(file)), named, settings, embedder)
+    for found in tqdm(files, unit="file", desc="indexing", disable=few_files):
+        if isinstance(found, Outcome):
+            item: Prepared | Outcome = found
+        else:
+            file, named = found
+            item = prepare(file, known.get(str(file)), named, settings, embedder)
         if isinstance(item, Outcome):
             write(backend, [item], report)
             continue
@@ -264,6 +286,3 @@ def _embedding_input(prefix: str, chunk: Chunk) -> tuple[str, list[tuple[int, in
     shift = len(prefix) - chunk.start
     return prefix + chunk.text, [(a + shift, b + shift) for a, b in chunk.sentences]
 
-
-def is_within(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents

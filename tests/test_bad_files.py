@@ -124,6 +124,21 @@ def _damaged_docx() -> bytes:
     return _zip(members)
 
 
+def docx_with_paragraphs(paragraphs: list[str]) -> bytes:
+    """A real .docx (Word's XML, zipped with DEFLATE) holding these paragraphs."""
+    good = zipfile.ZipFile(io.BytesIO(_docx("seed")))
+    members = {name: good.read(name) for name in good.namelist()}
+    body = "".join(f"<w:p><w:r><w:t>{p}</w:t></w:r></w:p>" for p in paragraphs)
+    members["word/document.xml"] = members["word/document.xml"].replace(
+        b"<w:body>", b"<w:body>" + body.encode(), 1)
+    return _zip(members)
+
+
+def docx_bomb() -> bytes:
+    """The tester's zip bomb: a ~180 KB .docx whose document.xml is 50 MB of paragraphs."""
+    return docx_with_paragraphs(["All work and no play makes Jack a dull boy."] * 658_000)
+
+
 REPORT_DOCX = "report.docx"  # indexed before the run, then truncated: its old text must stay
 # Bad files: name -> (bytes or a maker, the exact reason or a pattern for it).
 BAD = {
@@ -145,6 +160,8 @@ BAD = {
         "not a valid .docx file: \"There is no item named '[Content_Types].xml' in the archive\"",
     ),
     "damaged.docx": (_damaged_docx, "not a valid .docx file: "),  # then lxml's own words
+    "zip bomb.docx": (docx_bomb, "word/document.xml in this .docx unpacks to 293 times its "
+                                 "packed size (50.0 MB), a zip bomb; the limit is 100 times"),
     "loop.txt": (None, "Too many levels of symbolic links"),
     "dangling.txt": (None, "No such file or directory"),
     "locked.txt": (b"The combination is 12-34-56.", "Permission denied"),
@@ -357,3 +374,73 @@ def test_a_named_pipe_is_skipped_not_waited_on(tmp_path):
     assert not blocked, "indexing waited on the named pipe"
     assert reports[0].added == 1
     assert [path for path, _ in reports[0].failed] == [str(folder / "a pipe.txt")]
+
+
+def test_each_file_is_indexed_once_and_links_outside_the_folders_are_skipped(
+    tmp_path, monkeypatch, capsys
+):
+    """`docs`, `docs/../docs`, a linked copy of a file and a linked folder are one folder;
+    links that lead out of the folders given are reported, not followed."""
+    from qa.cli import main
+
+    docs, outside = tmp_path / "docs", tmp_path / "outside"
+    (docs / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (docs / "orchard.md").write_text(ORCHARD)
+    (docs / "sub" / "ferry.txt").write_text("The ferry to Arran leaves at nine every morning.\n")
+    (outside / "secret.txt").write_text("The vault code is 4471.\n")
+    (outside / "named.txt").write_text("The keeper logged every passing ship.\n")
+    (docs / "orchard alias.md").symlink_to(docs / "orchard.md")
+    (docs / "sub alias").symlink_to(docs / "sub")
+    (docs / "passwd.txt").symlink_to(outside / "secret.txt")
+    (docs / "elsewhere").symlink_to(outside)
+    (tmp_path / "named.txt").symlink_to(outside / "named.txt")
+    monkeypatch.chdir(tmp_path)
+    index = ["--index", str(tmp_path / "index")]
+
+    code = main([*index, "index", "docs", "docs/../docs", "nosuchdir", "named.txt"])
+
+    captured = capsys.readouterr()
+    assert code == 0
+    assert captured.out.startswith("3 added, 0 updated, 0 unchanged, 0 removed, 1 failed, "
+                                   "2 skipped")
+    assert sorted(line for line in captured.err.splitlines()
+                  if line.startswith(("failed: ", "skipped: "))) == [
+        f"failed: {tmp_path / 'nosuchdir'}: no such file or folder",
+        f"skipped: {docs / 'elsewhere'}: links outside the folders given",
+        f"skipped: {docs / 'passwd.txt'}: links outside the folders given",
+    ]
+    opened = Index.open(tmp_path / "index")
+    try:
+        indexed = sorted(d.path for d in opened.documents())
+        hits = opened.search("orchard Kelso heritage apples", k=5)
+    finally:
+        opened.close()
+    assert indexed == sorted(str(p) for p in (docs / "orchard.md", docs / "sub" / "ferry.txt",
+                                              outside / "named.txt"))
+    assert len({hit.source for hit in hits}) == len(hits)
+
+
+def test_a_file_indexed_under_a_second_path_is_dropped_on_the_next_run(tmp_path):
+    """An index made before paths were canonical holds a file once per path that reached it
+    (here through a link): indexing the folder again keeps it once, at its own path."""
+    from qa.ingest import Report, embed, prepare, write
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "orchard.md").write_text(ORCHARD)
+    (docs / "alias.md").symlink_to(docs / "orchard.md")
+    index = Index.create(tmp_path / "index")
+    try:
+        embedder = index._embedder
+        alias = prepare(docs / "alias.md", None, False, index.settings, embedder)  # as of old
+        write(index.backend, embed([alias], embedder), Report())
+        before = sorted(d.path for d in index.documents())
+        report = index.add([docs])
+        after = sorted(d.path for d in index.documents())
+    finally:
+        index.close()
+
+    assert before == [str(docs / "alias.md")]
+    assert (report.added, report.removed) == (1, 1)
+    assert after == [str(docs / "orchard.md")]

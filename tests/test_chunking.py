@@ -4,7 +4,7 @@ import itertools
 
 import pytest
 
-from qa.chunking import chunk_document, split_sentences
+from qa.chunking import BLOCK_CHARS, chunk_document, split_sentences
 from qa.documents import Document
 from qa.embedding import load_embedder
 from tests.conftest import SEED_FILE
@@ -72,3 +72,31 @@ def test_chunks_do_not_cross_pages(embedder):
     assert [(c.text, c.page) for c in chunks] == [
         ("Page one says hello.", 1), ("Page two says goodbye.", 2)
     ]
+
+
+def test_a_long_text_has_the_sentences_of_its_paragraphs_across_blocks():
+    """syntok is given the text a block at a time; no sentence may change at a block's edge."""
+    paragraphs = [f"Paragraph {i} opens here. Dr. Watson wrote {i} letters to L.A. friends. "
+                  f"It ends with a question?" for i in range(2_000)]
+    text = "\n\n".join(paragraphs)
+    assert len(text) > 2 * BLOCK_CHARS
+
+    expected, offset = [], 0
+    for paragraph in paragraphs:
+        expected += [(offset + a, offset + b) for a, b in split_sentences(paragraph)]
+        offset += len(paragraph) + 2
+
+    assert split_sentences(text) == expected
+    assert len(expected) == 3 * len(paragraphs)
+
+
+def test_a_single_line_of_300_kb_is_cut_into_chunks_that_fit_and_cover_it(embedder):
+    words = [f"word{i % 997}" for i in range(50_000)]
+    text = " ".join(words)
+    document = Document("x.txt", "", text)
+
+    chunks = chunk_document(document, embedder.count_tokens, max_tokens=100, overlap_tokens=0)
+
+    assert all(embedder.count_tokens([c.text])[0] <= 100 for c in chunks)
+    assert all(text[c.start:c.end] == c.text for c in chunks)
+    assert " ".join(c.text for c in chunks).split() == words

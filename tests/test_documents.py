@@ -1,10 +1,13 @@
 """Loaders: each format on a small file made here, and the files that must be skipped."""
 
+import random
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from qa.documents import Document, LoadError, find_files, load
+from tests.test_bad_files import docx_bomb, docx_with_paragraphs
 
 
 def _load(path: Path) -> Document:
@@ -49,6 +52,42 @@ def test_docx_paragraphs_and_tables(tmp_path):
     assert "Pears | September" in document.text
 
 
+def _load_traced(path: Path) -> tuple[Exception, float]:
+    """The error loading `path` raises, and the peak MB allocated while loading it."""
+    data = path.read_bytes()
+    tracemalloc.start()
+    try:
+        with pytest.raises(LoadError) as error:
+            load(path, data)
+        return error.value, tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_docx_zip_bomb_is_refused_before_it_is_unpacked(tmp_path):
+    path = tmp_path / "bomb.docx"
+    path.write_bytes(docx_bomb())
+    assert path.stat().st_size < 300_000
+
+    error, peak_mb = _load_traced(path)
+
+    assert str(error).startswith("word/document.xml in this .docx unpacks to 29")
+    assert str(error).endswith("(50.0 MB), a zip bomb; the limit is 100 times")
+    assert peak_mb < 5, f"loading allocated {peak_mb:.0f} MB"
+
+
+def test_a_docx_with_too_much_xml_is_refused_even_when_it_packs_normally(tmp_path):
+    noise = random.Random(0).randbytes(15_000_000).hex()  # 30 MB of text that packs 2:1
+    path = tmp_path / "long.docx"
+    path.write_bytes(docx_with_paragraphs([noise[i:i + 1000] for i in range(0, len(noise), 1000)]))
+    assert path.stat().st_size > 10_000_000  # no zip bomb
+
+    error, peak_mb = _load_traced(path)
+
+    assert str(error) == "the XML in this .docx unpacks to 31.8 MB; the limit is 25 MB"
+    assert peak_mb < 5, f"loading allocated {peak_mb:.0f} MB"
+
+
 def test_html_main_text_without_navigation_or_scripts(tmp_path):
     path = tmp_path / "page.html"
     path.write_text(
@@ -68,6 +107,23 @@ def test_html_main_text_without_navigation_or_scripts(tmp_path):
     assert "harbour reopened on Monday" in document.text
     for noise in ("SCRIPTNOISE", "NAVNOISE", "tracker"):
         assert noise not in document.text
+
+
+@pytest.mark.parametrize("depth", [300, 3000])  # past libxml2's 256 levels, and its 2048
+def test_html_nested_too_deep_for_the_parser_keeps_its_text(tmp_path, depth):
+    path = tmp_path / "deep.html"
+    path.write_text(
+        "<html><head><title>Deep page</title><style>p { color: red }</style></head><body>"
+        + "<div>" * depth + "<script>var SCRIPTNOISE = 1;</script>"
+        "<p>The harbour of Port Ellen reopened after the storm of 1998 damaged its piers.</p>"
+        + "</div>" * depth + "<p>Ferries run again.</p></body></html>"
+    )
+
+    document = _load(path)
+
+    assert document.title == "Deep page"
+    assert "The harbour of Port Ellen reopened after the storm of 1998" in document.text
+    assert "SCRIPTNOISE" not in document.text and "color" not in document.text
 
 
 def test_latin1_text_is_decoded_not_garbled(tmp_path):
@@ -115,6 +171,6 @@ def test_find_files_recurses_and_skips_hidden(tmp_path):
     for name in ("a/one.txt", "a/b/two.md", ".hidden/three.txt", "a/.secret.txt"):
         (tmp_path / name).write_text("text")
 
-    found = {p.relative_to(tmp_path).as_posix() for p in find_files([tmp_path])}
+    found = {f.path.relative_to(tmp_path).as_posix() for f in find_files([tmp_path])}
 
     assert found == {"a/one.txt", "a/b/two.md"}
