@@ -271,8 +271,6 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
         db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
     else:
         db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")
     db.execute("PRAGMA foreign_keys = ON")
     return db
 
@@ -291,6 +289,8 @@ def _prepare(db: sqlite3.Connection, path: Path, readonly: bool) -> str:
                       "layout; move the index folder away and rebuild it with: qa index PATHS")
     if readonly:
         return meta.get("identity", "")
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
     db.executescript(_SCHEMA)
     if version != SCHEMA_VERSION:
         db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
