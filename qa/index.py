@@ -41,7 +41,7 @@ MAX_QUESTION_CHARS = 2000
 log = logging.getLogger(__name__)
 # The index's own entries in its folder; a rebuild carries every other one over (e.g. the
 # web app's uploads), and never deletes one.
-_OWN_FILES = {LOCK, MILVUS_LITE_FILE, *sqlite_backend.FILES}
+_OWN_FILES = frozenset({LOCK, MILVUS_LITE_FILE, *sqlite_backend.FILES})
 
 
 class Index:
@@ -316,17 +316,17 @@ def _finish_swap(path: Path) -> None:
             raise
 
 
-def _carry_over(source: Path, target: Path) -> None:
+def _carry_over(source: Path, target: Path, own: frozenset[str] = _OWN_FILES) -> None:
     """Move what is not the index's own from folder `source` into `target`, merging
     folders of the same name; an entry whose name `target` already has stays."""
     for entry in source.iterdir():
         there = target / entry.name
-        if entry.name in _OWN_FILES:
+        if entry.name in own:
             continue
         if not there.exists():
             entry.rename(there)
         elif entry.is_dir() and there.is_dir() and not entry.is_symlink():
-            _carry_over(entry, there)
+            _carry_over(entry, there, frozenset())
             with suppress(OSError):
                 entry.rmdir()
 

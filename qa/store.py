@@ -9,13 +9,14 @@ own to know whether it is stale. WAL mode lets readers search while a writer
 indexes.
 """
 
+import functools
 import json
 import os
 import sqlite3
 import threading
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
@@ -284,7 +285,7 @@ def _prepare(db: sqlite3.Connection, path: Path, readonly: bool) -> str:
     if version > SCHEMA_VERSION:
         raise QAError(f"the index database {path} has schema version {version}, newer than "
                       f"this qa reads ({SCHEMA_VERSION}): upgrade qa to use it")
-    if tables and not version and _layout(db) != _layout(_empty()):
+    if tables and not version and _layout(db) != _current_layout():
         raise QAError(f"the index database {path} was written by an older qa in another "
                       "layout; move the index folder away and rebuild it with: qa index PATHS")
     if readonly:
@@ -299,10 +300,11 @@ def _prepare(db: sqlite3.Connection, path: Path, readonly: bool) -> str:
     return db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()[0]
 
 
-def _empty() -> sqlite3.Connection:
-    db = sqlite3.connect(":memory:")
-    db.executescript(_SCHEMA)
-    return db
+@functools.cache
+def _current_layout() -> dict[str, list[str]]:
+    with closing(sqlite3.connect(":memory:")) as db:
+        db.executescript(_SCHEMA)
+        return _layout(db)
 
 
 def _layout(db: sqlite3.Connection) -> dict[str, list[str]]:
