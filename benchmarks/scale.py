@@ -76,7 +76,7 @@ def run(size: int, queries: int, source: ClusteredSource, rng, workdir: Path) ->
     start = time.perf_counter()
     index = VectorIndex.build(vectors.shape[1], store.vectors())
     build_s = time.perf_counter() - start
-    index.save(workdir / f"scale-{size}.faiss", store.generation())
+    index.save(workdir / f"scale-{size}.faiss", store.identity, store.generation())
     alive = np.ones(size, dtype=bool)
     times, found = latencies_ms(index, probes)
     row = {

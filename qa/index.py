@@ -7,15 +7,15 @@ the rankings and `qa.answer`/`qa.llm` write the answer. Writers hold a lock file
 the index folder, so two indexing runs on this machine never write at once.
 """
 
+import logging
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
-from filelock import FileLock, Timeout
 
 from qa import ingest
 from qa.answer import (
@@ -28,21 +28,22 @@ from qa.answer import (
 from qa.backends import MILVUS_LITE_FILE, Backend, BackendConfig, DocumentInfo, exists, open_backend
 from qa.backends import sqlite as sqlite_backend
 from qa.conversation import standalone_question
+from qa.documents import canonical
 from qa.embedding import Embedder, load_embedder
 from qa.errors import QAError
 from qa.ingest import Report
 from qa.llm import LLMConfig, llm_answer, rewrite_question
+from qa.locking import LOCK, write_lock
 from qa.search import MODES, Hit, Mode, check_choice, check_k, search
 from qa.settings import DEFAULT_MODEL, Settings
 
 AnswerMode = Literal["extractive", "llm"]
 ANSWER_MODES: tuple[AnswerMode, ...] = ("extractive", "llm")
-LOCK = "write.lock"
-LOCK_WAIT_SECONDS = 10
 MAX_QUESTION_CHARS = 2000
+log = logging.getLogger(__name__)
 # The index's own entries in its folder; a rebuild carries every other one over (e.g. the
-# web app's uploads).
-_OWN_FILES = {LOCK, MILVUS_LITE_FILE, *sqlite_backend.FILES}
+# web app's uploads), and never deletes one.
+_OWN_FILES = frozenset({LOCK, MILVUS_LITE_FILE, *sqlite_backend.FILES})
 
 
 class Index:
@@ -66,7 +67,12 @@ class Index:
     ) -> "Index":
         """Open an existing index; QAError if there is none or its model differs."""
         path, backend = Path(path), backend or BackendConfig()
-        if not exists(path, backend):
+        _finish_swap(path)
+        try:
+            found = exists(path, backend)
+        except OSError as error:
+            raise QAError(f"cannot read the index at {path}: {error.strerror}") from error
+        if not found:
             raise QAError(f"no index at {path}: create one with `qa index PATHS`")
         return cls._connect(path, settings or Settings(), backend, create=False)
 
@@ -77,7 +83,14 @@ class Index:
     ) -> "Index":
         """Open the index at `path`, creating an empty one if there is none."""
         path = Path(path)
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)  # documents can be private
+        _finish_swap(path)
+        if path.exists() and not path.is_dir():
+            raise QAError(f"the index path {path} is a file, not a folder: "
+                          "give another --index")
+        try:
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)  # documents can be private
+        except OSError as error:
+            raise QAError(f"cannot create the index folder {path}: {error.strerror}") from error
         return cls._connect(path, settings or Settings(), backend or BackendConfig(), create=True)
 
     @classmethod
@@ -129,9 +142,10 @@ class Index:
             raise QAError(f"--rebuild swaps index folders, and this index lives at "
                           f"{backend.milvus_uri}: remove its documents (qa remove) and index "
                           "them again, or index into a new Milvus URI")
+        _finish_swap(path)
         if not path.exists():
             return cls.create(path, settings, backend).add(paths, ray)
-        with _write_lock(path):
+        with write_lock(path):
             return cls._rebuild_locked(paths, path, settings, backend, ray)
 
     @classmethod
@@ -139,18 +153,22 @@ class Index:
         cls, paths: Iterable[str | Path], path: Path, settings: Settings | None,
         backend: BackendConfig, ray: bool | str,
     ) -> Report:
-        fresh = path.with_name(path.name + ".rebuild")
-        shutil.rmtree(fresh, ignore_errors=True)
+        fresh, old = _sibling(path, "rebuild"), _sibling(path, "old")
+        for left in (fresh, old):  # by a rebuild that crashed: what it carried over comes back
+            if left.exists():
+                _carry_over(left, path)
+                _discard(left)
+            if left.exists():
+                raise QAError(f"{left} holds files that are not the index's (kept by an "
+                              "earlier rebuild): move them away, then rebuild again")
         index = cls.create(fresh, settings, backend)
         report = index.add(paths, ray)
         index.close()
-        old = path.with_name(path.name + ".old")
-        for entry in path.iterdir():  # what else lives in the folder stays with it
-            if entry.name not in _OWN_FILES:
-                entry.rename(fresh / entry.name)
-        path.rename(old)
+        _carry_over(path, fresh)  # what else lives in the folder stays with it
+        path.rename(old)  # a crash from here on is finished by _finish_swap
         fresh.rename(path)
-        shutil.rmtree(old, ignore_errors=True)
+        _carry_over(old, path)  # anything added to the old folder meanwhile
+        _discard(old)
         return report
 
     def close(self) -> None:
@@ -237,7 +255,7 @@ class Index:
         self, queries: list[str], k: int, mode: Mode, within: Sequence[str | Path] | None = None
     ) -> tuple[np.ndarray, list[list[Hit]]]:
         query_vectors = self._embedder.embed(queries)
-        paths = None if within is None else [str(Path(p).absolute()) for p in within]
+        paths = None if within is None else [str(canonical(p)) for p in within]
         return query_vectors, search(self.backend, query_vectors, queries, k, mode, paths)
 
     # -- writing -----------------------------------------------------------------
@@ -254,7 +272,7 @@ class Index:
         in this process.
         """
         paths = [Path(p).expanduser().absolute() for p in paths]
-        with _write_lock(self.path):
+        with write_lock(self.path):
             if ray is False:
                 report = ingest.ingest(self.backend, paths, self.settings, self._embedder,
                                        progress)
@@ -268,30 +286,66 @@ class Index:
 
     def remove(self, path: str | Path) -> int:
         """Remove the document at `path`, or all documents under the folder `path`."""
-        target = Path(path).expanduser().absolute()
-        with _write_lock(self.path):
-            doomed = [p for p in self.backend.file_states() if ingest.is_within(Path(p), target)]
+        # as indexed (links and '..' resolved), or as named, for a file indexed so before
+        targets = {canonical(path), Path(path).expanduser().absolute()}
+        with write_lock(self.path):
+            doomed = [p for p in self.backend.file_states()
+                      if any(ingest.is_within(Path(p), target) for target in targets)]
             if doomed:
                 self.backend.remove_documents(doomed)
                 self.backend.flush()
         return len(doomed)
 
 
-@contextmanager
-def _write_lock(path: Path) -> Iterator[None]:
-    """Hold the index's lock file, so that no other process writes at the same time."""
-    lock = FileLock(path / LOCK, timeout=LOCK_WAIT_SECONDS, mode=0o600)
+def _sibling(path: Path, suffix: str) -> Path:
+    return path.with_name(f"{path.name}.{suffix}")
+
+
+def _finish_swap(path: Path) -> None:
+    """Finish a rebuild's folder swap that a crash interrupted between its two renames:
+    the old folder is moved away only once the new one is complete."""
+    fresh, old = _sibling(path, "rebuild"), _sibling(path, "old")
+    if path.exists() or not old.is_dir() or not fresh.is_dir():
+        return
     try:
-        lock.acquire()
-    except Timeout as error:
-        raise QAError(
-            f"another process is writing the index at {path} (waited "
-            f"{LOCK_WAIT_SECONDS} s); try again when it has finished"
-        ) from error
+        with write_lock(old):  # the lock the rebuild held: it is not still running
+            if path.exists() or not fresh.is_dir():
+                return
+            fresh.rename(path)
+            _carry_over(old, path)
+            _discard(old)
+    except QAError:
+        if not path.exists():  # else the rebuild finished the swap itself meanwhile
+            raise
+
+
+def _carry_over(source: Path, target: Path, own: frozenset[str] = _OWN_FILES) -> None:
+    """Move what is not the index's own from folder `source` into `target`, merging
+    folders of the same name; an entry whose name `target` already has stays."""
+    for entry in source.iterdir():
+        there = target / entry.name
+        if entry.name in own:
+            continue
+        if not there.exists():
+            entry.rename(there)
+        elif entry.is_dir() and there.is_dir() and not entry.is_symlink():
+            _carry_over(entry, there, frozenset())
+            with suppress(OSError):
+                entry.rmdir()
+
+
+def _discard(folder: Path) -> None:
+    """Delete an index folder's own files, and the folder if nothing else is left in it."""
+    for name in _OWN_FILES:
+        own = folder / name
+        if own.is_dir() and not own.is_symlink():  # Milvus Lite's milvus.db is a folder
+            shutil.rmtree(own)
+        else:
+            own.unlink(missing_ok=True)
     try:
-        yield
-    finally:
-        lock.release()
+        folder.rmdir()
+    except OSError:
+        log.warning("kept %s: it holds files that are not the index's", folder)
 
 
 def _clean_question(question: str) -> str:

@@ -9,14 +9,17 @@ own to know whether it is stale. WAL mode lets readers search while a writer
 indexes.
 """
 
+import functools
 import json
 import os
 import sqlite3
 import threading
+import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 
@@ -25,6 +28,7 @@ from qa.chunking import Chunk
 from qa.documents import Document
 from qa.errors import QAError
 
+SCHEMA_VERSION = 1  # of the tables below; a newer database is refused, never written
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS documents (
@@ -63,22 +67,36 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 
 
 class Store:
-    """A connection to one index database, safe to share between threads."""
+    """A connection to one index database, safe to share between threads.
+
+    A database in a folder this process cannot write is opened read-only (and, if
+    no writer has it open, as immutable: SQLite then needs no lock files beside it).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        if not path.exists():  # private from the start; SQLite gives its -wal file the same mode
-            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
         try:
-            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA foreign_keys = ON")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = NORMAL")
-            self._db.executescript(_SCHEMA)
+            self.readonly = not os.access(path.parent, os.W_OK) or (
+                path.exists() and not os.access(path, os.W_OK))
+            if not path.exists() and not self.readonly:
+                # private from the start; SQLite gives its -wal file the same mode
+                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+            self._db = _connect(path, self.readonly)
+        except OSError as error:
+            raise QAError(f"cannot open the index database {path}: "
+                          f"{error.strerror or error}") from error
+        except sqlite3.DatabaseError as error:
+            raise _database_error(path, error) from error
+        try:
+            self.identity = _prepare(self._db, path, self.readonly)
             self._db.execute(  # the keyword index's terms and how many chunks hold each
                 "CREATE VIRTUAL TABLE temp.chunks_vocab USING fts5vocab(main, chunks_fts, row)")
         except sqlite3.DatabaseError as error:
+            self._db.close()
             raise _database_error(path, error) from error
+        except QAError:
+            self._db.close()
+            raise
         self._lock = threading.RLock()
 
     def close(self) -> None:
@@ -101,11 +119,11 @@ class Store:
                         "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
                     )
                 self._db.execute("COMMIT")
-            except sqlite3.DatabaseError as error:
-                self._db.execute("ROLLBACK")
-                raise _database_error(self.path, error) from error
-            except BaseException:
-                self._db.execute("ROLLBACK")
+            except BaseException as error:
+                if self._db.in_transaction:  # SQLite rolls back itself on some errors (disk full)
+                    self._db.execute("ROLLBACK")
+                if isinstance(error, sqlite3.DatabaseError):
+                    raise _database_error(self.path, error) from error
                 raise
 
     def _query(self, sql: str, params: Sequence = ()) -> list[tuple]:
@@ -247,8 +265,64 @@ class Store:
             )
 
 
+def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
+    if readonly:
+        wal = path.with_name(path.name + "-wal").exists()  # a writer may have it open
+        uri = f"file:{quote(str(path))}?mode=ro" + ("" if wal else "&immutable=1")
+        db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+    else:
+        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA foreign_keys = ON")
+    return db
+
+
+def _prepare(db: sqlite3.Connection, path: Path, readonly: bool) -> str:
+    """Check the database's schema version (creating or stamping it if writable); return the
+    database's identity (a random id recorded once, "" if it has none yet)."""
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    meta = dict(db.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
+    version = int(meta.get("schema", 0))
+    if version > SCHEMA_VERSION:
+        raise QAError(f"the index database {path} has schema version {version}, newer than "
+                      f"this qa reads ({SCHEMA_VERSION}): upgrade qa to use it")
+    if tables and not version and _layout(db) != _current_layout():
+        raise QAError(f"the index database {path} was written by an older qa in another "
+                      "layout; move the index folder away and rebuild it with: qa index PATHS")
+    if readonly:
+        return meta.get("identity", "")
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
+    db.executescript(_SCHEMA)
+    if version != SCHEMA_VERSION:
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+    if "identity" not in meta:  # two processes may stamp at once: the first one's stays
+        db.execute("INSERT OR IGNORE INTO meta VALUES ('identity', ?)", (uuid.uuid4().hex,))
+    return db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()[0]
+
+
+@functools.cache
+def _current_layout() -> dict[str, list[str]]:
+    with closing(sqlite3.connect(":memory:")) as db:
+        db.executescript(_SCHEMA)
+        return _layout(db)
+
+
+def _layout(db: sqlite3.Connection) -> dict[str, list[str]]:
+    """The columns of each of the schema's tables (none for a missing table)."""
+    names = ("meta", "documents", "chunks", "sentences", "chunks_fts")
+    return {name: [row[1] for row in db.execute(f"PRAGMA table_info({name})")] for name in names}
+
+
 def _database_error(path: Path, error: sqlite3.DatabaseError) -> QAError:
     """A clear message for a database that cannot be used; advice to rebuild only if damaged."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name == "SQLITE_FULL":
+        return QAError(f"the disk holding the index database {path} is full: nothing of this "
+                       "write was saved (what was indexed before is intact); free some space "
+                       "and try again")
+    if name.startswith("SQLITE_READONLY") or name == "SQLITE_CANTOPEN":
+        return QAError(f"the index database {path} cannot be written or opened here "
+                       f"({error}): check the permissions of its folder and files")
     if isinstance(error, sqlite3.OperationalError):
         return QAError(f"the index database {path} cannot be used: {error}")
     return QAError(f"the index database {path} is unreadable ({error}); move the index folder "

@@ -2,8 +2,9 @@
 
 Vectors are L2-normalised, so inner product (METRIC_INNER_PRODUCT) is cosine
 similarity. FAISS ids are the chunks' row ids in SQLite. The index is saved as
-one file holding the store generation it reflects; a file that is missing,
-unreadable or of another generation is rebuilt from SQLite, never by
+one file holding the identity of its database (a random id the database records
+once) and the store generation it reflects; a file that is missing, unreadable,
+of another database or of another generation is rebuilt from SQLite, never by
 re-embedding.
 """
 
@@ -24,8 +25,8 @@ log = logging.getLogger(__name__)
 APPROX_MIN = 50_000  # from this many vectors on, search is approximate (IVF)
 NPROBE = 64
 TRAINING_PER_LIST = 40
-_MAGIC = b"QAVECS2\n"
-_HEADER = struct.Struct("<8sqI")  # magic, store generation, CRC-32 of the FAISS data
+_MAGIC = b"QAVECS3\n"
+_HEADER = struct.Struct("<8s32sqI")  # magic, database identity, generation, CRC-32 of the data
 
 
 def _faiss():
@@ -103,26 +104,39 @@ class VectorIndex:
         with self._lock:
             return self._index.search(queries, k)
 
-    def save(self, path: Path, generation: int) -> None:
-        """Write atomically: a crash leaves the old file, which is then seen as stale."""
+    def save(self, path: Path, identity: str, generation: int) -> None:
+        """Write atomically: a crash leaves the old file, which is then seen as stale; a
+        failed write (a full disk) leaves the old file and no temporary one, and raises."""
         with self._lock:
             data = _faiss().serialize_index(self._index)
         temporary = path.with_suffix(".tmp")
-        with open(os.open(temporary, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600), "wb") as file:
-            payload = data.tobytes()
-            file.write(_HEADER.pack(_MAGIC, generation, zlib.crc32(payload)))
-            file.write(payload)
-        os.replace(temporary, path)
+        try:
+            with open(os.open(temporary, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600),
+                      "wb") as file:
+                payload = data.tobytes()
+                file.write(_HEADER.pack(_MAGIC, identity.encode(), generation,
+                                        zlib.crc32(payload)))
+                file.write(payload)
+            os.replace(temporary, path)
+        except OSError:
+            temporary.unlink(missing_ok=True)
+            raise
 
     @classmethod
-    def load(cls, path: Path, dim: int, generation: int) -> "VectorIndex | None":
-        """The saved index if it is readable and reflects `generation`, else None."""
+    def load(
+        cls, path: Path, dim: int, identity: str, generation: int
+    ) -> "VectorIndex | None":
+        """The saved index if it is readable and reflects `generation` of the database
+        `identity`, else None."""
         try:
             raw = path.read_bytes()
-            magic, saved, checksum = _HEADER.unpack_from(raw)
+            magic, saved_identity, saved, checksum = _HEADER.unpack_from(raw)
             payload = memoryview(raw)[_HEADER.size:]
             if magic != _MAGIC or zlib.crc32(payload) != checksum:
                 raise RuntimeError("not a qa vector file, or damaged")
+            if saved_identity.rstrip(b"\0").decode(errors="replace") != identity:
+                log.info("vector index %s belongs to another database; rebuilding it", path)
+                return None
             if saved != generation:
                 log.info("vector index %s is stale; rebuilding it from the database", path)
                 return None

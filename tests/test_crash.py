@@ -213,7 +213,7 @@ def _faiss_ids(vectors) -> set[int]:
 
 def _saved_generation(path: Path) -> int | None:
     try:
-        return struct.unpack_from("<8sq", path.read_bytes())[1]
+        return struct.unpack_from("<8s32sq", path.read_bytes())[2]
     except (OSError, struct.error):
         return None
 

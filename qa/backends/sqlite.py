@@ -4,12 +4,17 @@ SQLite (`qa.store`) is the source of truth, FTS5 gives the keyword ranking, and
 FAISS (`qa.vectors`) the dense one. The FAISS index is derived: every store
 transaction bumps a generation number, the in-memory FAISS index is kept in step
 with each write (under one lock, so no search sees one without the other), and
-it is saved beside the database with the generation it reflects. Readers in other
-processes see a newer generation and reload or rebuild it from the stored vectors,
-never by re-embedding.
+it is saved beside the database with the database's identity and the generation
+it reflects. Readers in other processes see a newer generation and reload or
+rebuild it from the stored vectors, never by re-embedding; a reader that rebuilt
+it saves it for the next one, if no writer holds the index's lock at that moment.
+
+`qa index --rebuild` swaps the whole folder for a new one: before each use the
+backend checks that its database file is still the one in the folder, and if not
+opens the new one (and drops its vectors), so a long-running process (the web
+app) reads and writes the new index, never the deleted one.
 """
 
-import functools
 import logging
 import re
 import threading
@@ -21,6 +26,7 @@ import numpy as np
 from qa.backends import ChunkRow, DocumentInfo, FileState, SentenceRow
 from qa.chunking import Chunk
 from qa.documents import Document
+from qa.locking import try_write_lock
 from qa.store import Store
 from qa.vectors import VectorIndex
 
@@ -46,33 +52,34 @@ class SQLiteBackend:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self._store = Store(folder / DATABASE)
         self._lock = threading.RLock()
+        self._store = Store(folder / DATABASE)
+        self._store_file = _file_id(folder / DATABASE)
         self._vectors: VectorIndex | None = None
-        self._vectors_generation = -1
+        self._vectors_of: tuple[str, int] = ("", -1)  # (database identity, generation)
 
     # -- reading -------------------------------------------------------------------
 
     def meta(self, key: str) -> str | None:
-        return self._store.meta(key)
+        return self.store().meta(key)
 
     def file_states(self) -> dict[str, FileState]:
-        return self._store.file_states()
+        return self.store().file_states()
 
     def documents(self) -> list[DocumentInfo]:
-        return self._store.documents()
+        return self.store().documents()
 
     def document_text(self, path: str) -> str | None:
-        return self._store.document_text(path)
+        return self.store().document_text(path)
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
-        return self._store.chunks(ids)
+        return self.store().chunks(ids)
 
     def sentences(self, chunk_ids: Sequence[int]) -> list[SentenceRow]:
-        return self._store.sentences(chunk_ids)
+        return self.store().sentences(chunk_ids)
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        return self._store.term_frequencies(terms)
+        return self.store().term_frequencies(terms)
 
     def dense_search(
         self, query_vectors: np.ndarray, k: int, within: Sequence[str] | None = None
@@ -81,7 +88,7 @@ class SQLiteBackend:
             vectors = self.vectors()
         else:  # a small exact index of just those documents' chunks
             vectors = VectorIndex.build(int(self.meta("dim")),
-                                        [self._store.document_vectors(within)])
+                                        [self.store().document_vectors(within)])
         _, ids = vectors.search(query_vectors, k)
         return [[int(i) for i in row if i >= 0] for row in ids]
 
@@ -89,52 +96,89 @@ class SQLiteBackend:
         self, queries: Sequence[str], k: int, within: Sequence[str] | None = None
     ) -> list[list[int]]:
         matches = [keyword_query(query) for query in queries]
-        return [self._store.keyword_search(match, k, within) if match else [] for match in matches]
+        store = self.store()
+        return [store.keyword_search(match, k, within) if match else [] for match in matches]
+
+    def store(self) -> Store:
+        """The database now in the folder: reopened if a rebuild swapped the folder."""
+        try:
+            now = _file_id(self.folder / DATABASE)
+        except FileNotFoundError:  # in the middle of a swap: the old one a moment longer
+            return self._store
+        if now != self._store_file:
+            with self._lock:
+                if now != self._store_file:
+                    log.info("the index at %s was rebuilt; reading the new one", self.folder)
+                    self._store = Store(self.folder / DATABASE)
+                    self._store_file, self._vectors = now, None
+        return self._store
 
     def vectors(self) -> VectorIndex:
         """The FAISS index for the store's current generation, loaded or rebuilt if stale."""
         with self._lock:
-            generation = self._store.generation()
-            if self._vectors is None or self._vectors_generation != generation:
-                dim = int(self.meta("dim"))
-                self._vectors = (VectorIndex.load(self.folder / VECTORS, dim, generation)
-                                 or self._rebuild_vectors(dim))
-                self._vectors_generation = generation
+            store = self.store()
+            current = (store.identity, store.generation())
+            if self._vectors is None or self._vectors_of != current:
+                dim = int(store.meta("dim"))
+                self._vectors = VectorIndex.load(self.folder / VECTORS, dim, *current)
+                if self._vectors is None:
+                    self._vectors = VectorIndex.build(dim, store.vectors())
+                    log.info("rebuilt the vector index from the database: %d vectors",
+                             len(self._vectors))
+                    self._save_for_readers(store, current)
+                self._vectors_of = current
             return self._vectors
 
-    def _rebuild_vectors(self, dim: int) -> VectorIndex:
-        vectors = VectorIndex.build(dim, self._store.vectors())
-        log.info("rebuilt the vector index from the database: %d vectors", len(vectors))
-        return vectors
+    def _save_for_readers(self, store: Store, current: tuple[str, int]) -> None:
+        """Save vectors just rebuilt, so the next process need not: only if no writer holds
+        the index now (never waiting for one), and the database is still as they reflect."""
+        if store.readonly or (lock := try_write_lock(self.folder)) is None:
+            return
+        try:
+            if (store.identity, store.generation()) == current:
+                self._vectors.save(self.folder / VECTORS, *current)
+        except OSError as error:
+            log.info("could not save the vector index (%s)", error.strerror or error)
+        finally:
+            lock.release()
 
     # -- writing -------------------------------------------------------------------
 
     def set_meta(self, values: dict[str, str]) -> None:
-        self._store.set_meta(values)
+        self.store().set_meta(values)
 
     def put_document(
         self, document: Document, state: FileState, chunks: Sequence[Chunk],
         vectors: np.ndarray, sentence_vectors: Sequence[np.ndarray],
     ) -> None:
-        put = functools.partial(self._store.put_document, document, state, chunks, vectors,
-                                sentence_vectors)
+        def put(store: Store) -> tuple[list[int], list[int]]:
+            return store.put_document(document, state, chunks, vectors, sentence_vectors)
+
         self._change(put, vectors)
 
     def touch_document(self, path: str, state: FileState) -> None:
-        self._store.touch_document(path, state)
+        self.store().touch_document(path, state)
 
     def remove_documents(self, paths: Sequence[str]) -> None:
-        self._change(lambda: (self._store.remove_documents(paths), []))
+        self._change(lambda store: (store.remove_documents(paths), []))
 
     def flush(self) -> None:
+        """Save the vector index; a failure (a full disk) is only logged: the database
+        holds everything, and the next reader rebuilds the vectors from it."""
         with self._lock:
-            self.vectors().save(self.folder / VECTORS, self._vectors_generation)
+            vectors = self.vectors()
+            try:
+                vectors.save(self.folder / VECTORS, *self._vectors_of)
+            except OSError as error:
+                log.warning("could not save the vector index %s (%s); it is rebuilt from the "
+                            "database when next needed", self.folder / VECTORS,
+                            error.strerror or error)
 
     def close(self) -> None:
         self._store.close()
 
     def _change(
-        self, write: Callable[[], tuple[list[int], list[int]]],
+        self, write: Callable[[Store], tuple[list[int], list[int]]],
         added_vectors: np.ndarray | None = None,
     ) -> None:
         """Run one store transaction, which returns (removed, added) chunk ids, and mirror it
@@ -142,8 +186,14 @@ class SQLiteBackend:
         """
         with self._lock:
             vectors = self.vectors()
-            removed, added = write()
+            store = self._store  # the one `vectors` reflect
+            removed, added = write(store)
             vectors.remove(removed)
             if added:
                 vectors.add(np.asarray(added, dtype=np.int64), added_vectors)
-            self._vectors_generation = self._store.generation()
+            self._vectors_of = (store.identity, store.generation())
+
+
+def _file_id(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_dev, stat.st_ino
