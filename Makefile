@@ -13,7 +13,7 @@ $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[all,test]'  # every README command: ui, llm, eval, milvus, ray
+	$(PY) -m pip install --quiet -e '.[all,test]'  # every README command: ui, llm, eval, milvus, ray, mcp
 	touch $@
 
 test: setup

@@ -318,6 +318,18 @@ def _open(args: argparse.Namespace):
     return Index.open(args.index, _settings(args), backend_config(args))
 
 
+def _indexed_paths(args: argparse.Namespace) -> list[str]:
+    """The documents an index holds, read whatever model it was built with (a rebuild
+    may be switching to another)."""
+    from qa.index import Index
+
+    index = Index.open(args.index, replace(_settings(args), model=None), backend_config(args))
+    try:
+        return [doc.path for doc in index.documents()]
+    finally:
+        index.close()
+
+
 def _ray_address(args: argparse.Namespace) -> bool | str:
     """--ray's value: a Ray address, or True; a path after a bare --ray is one of the paths."""
     if isinstance(args.ray, str) and not re.fullmatch(r"auto|ray://\S+|[\w.-]+:\d+", args.ray):
@@ -331,7 +343,7 @@ def _index(args: argparse.Namespace) -> int:
 
     ray = _ray_address(args)
     if args.rebuild:
-        paths = args.paths or [doc.path for doc in _open(args).documents()]
+        paths = args.paths or _indexed_paths(args)
         report = Index.rebuild(paths, args.index, _settings(args), backend_config(args), ray)
     elif args.paths:
         index = Index.create(args.index, _settings(args), backend_config(args))
@@ -415,7 +427,11 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from qa.mcp_server import serve
+    try:
+        from qa.mcp_server import serve
+    except ImportError as error:
+        raise QAError(f"qa mcp needs its extra ({error.name} is missing): "
+                      "pip install 'qa[mcp]'") from error
 
     index = _open(args)
     index.llm = llm_config(args)

@@ -92,6 +92,19 @@ def test_opening_with_another_model_says_how_to_rebuild(seed_index_path):
         Index.open(seed_index_path, Settings(model="intfloat/e5-small-v2"))
 
 
+def test_the_rebuild_that_message_advises_switches_the_model(tmp_path, seed_index_path, capsys):
+    copy = tmp_path / "index"
+    shutil.copytree(seed_index_path, copy)
+    other = "all-MiniLM-L6-v2"  # the bundled model under its short name: another name
+
+    assert main(["--index", str(copy), "index", "--rebuild", "--model", other]) == 0
+
+    assert "1 added" in capsys.readouterr().out
+    index = Index.open(copy)
+    assert index.settings.model == other
+    assert index.ask("Who has resigned?").found
+
+
 def test_opening_a_missing_index_says_how_to_create_one(tmp_path):
     with pytest.raises(QAError, match="no index at .*qa index"):
         Index.open(tmp_path / "nothing")

@@ -58,6 +58,15 @@ def test_serve_without_the_ui_extra_says_what_to_install(tmp_path):
         in result.stderr
 
 
+def test_mcp_without_its_extra_says_what_to_install(seed_index_path):
+    code = ("from qa.cli import main\n"
+            f"raise SystemExit(main(['--index', {str(seed_index_path)!r}, 'mcp']))")
+    result = _run(code, {"mcp"})
+    assert result.returncode == 2
+    assert "qa: qa mcp needs its extra (mcp is missing): pip install 'qa[mcp]'" \
+        in result.stderr
+
+
 def test_qa_serve_is_added_by_the_entry_point_that_pyproject_declares(tmp_path):
     """The entry point pip writes from pyproject.toml, here in a dist-info folder of our own,
     gives `qa` its `serve` command."""
