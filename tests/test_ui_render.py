@@ -203,6 +203,24 @@ def test_an_upload_with_a_hostile_name_is_indexed_inside_the_index_folder(tmp_pa
     app.index.close()
 
 
+def test_an_index_named_through_dot_dot_knows_its_uploads_as_indexed(tmp_path):
+    """Indexing stores resolved paths; the app must find its uploads among them, or it
+    indexes them again with every upload and cannot delete their files on removal."""
+    from ui.app import ChatApp
+
+    (tmp_path / "elsewhere").mkdir()
+    source = tmp_path / "ferry.md"
+    source.write_text("# Ferry\n\nThe Skerray ferry leaves at dawn every Tuesday.\n")
+    app = ChatApp(str(tmp_path / "elsewhere" / ".." / "index"), max_upload_mb=5)
+    app.add_files([str(source)])
+    stored = tmp_path / "index" / "uploads" / "ferry.md"
+
+    assert app.index_files([]) == []  # nothing left unindexed
+    app.remove(str(stored), None)
+    assert not stored.exists() and app.index.documents() == []
+    app.index.close()
+
+
 @pytest.fixture(scope="module")
 def chat(seed_index_path):
     """The chat app over the seed index, only read."""

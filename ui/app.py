@@ -19,6 +19,7 @@ import gradio as gr
 from gradio.utils import get_function_description, get_upload_folder
 
 from qa import BackendConfig, DocumentInfo, Index, QAError, Settings
+from qa.documents import canonical
 from qa.llm import LLMConfig
 from ui import render, uploads
 from ui.uploads import UPLOADS
@@ -61,7 +62,7 @@ class ChatApp:
         self, index_dir: str, max_upload_mb: int, llm: LLMConfig | None = None,
         backend: BackendConfig | None = None,
     ) -> None:
-        self.index_dir = Path(index_dir).absolute()
+        self.index_dir = canonical(index_dir)  # as indexing stores paths: uploads match
         self.uploads_dir = self.index_dir / UPLOADS
         self.max_bytes = max_upload_mb * 1_000_000
         self.index = Index.create(self.index_dir, Settings(max_file_mb=max_upload_mb), backend)
