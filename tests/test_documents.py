@@ -1,13 +1,15 @@
 """Loaders: each format on a small file made here, and the files that must be skipped."""
 
+import io
 import random
 import tracemalloc
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from qa.documents import Document, LoadError, find_files, load
-from tests.test_bad_files import docx_bomb, docx_with_paragraphs
+from tests.test_bad_files import _zip, docx_bomb, docx_with_paragraphs
 
 
 def _load(path: Path) -> Document:
@@ -76,16 +78,41 @@ def test_a_docx_zip_bomb_is_refused_before_it_is_unpacked(tmp_path):
     assert peak_mb < 5, f"loading allocated {peak_mb:.0f} MB"
 
 
-def test_a_docx_with_too_much_xml_is_refused_even_when_it_packs_normally(tmp_path):
+def _long_docx() -> bytes:
     noise = random.Random(0).randbytes(15_000_000).hex()  # 30 MB of text that packs 2:1
+    return docx_with_paragraphs([noise[i:i + 1000] for i in range(0, len(noise), 1000)])
+
+
+def _renamed(docx: bytes, old: str, new: str) -> bytes:
+    """The .docx with its part `old` under the name `new`, as its manifest and
+    relationships say (python-docx finds parts through them, not by extension)."""
+    archive = zipfile.ZipFile(io.BytesIO(docx))
+    members = {name: archive.read(name) for name in archive.namelist()}
+    members[new] = members.pop(old)
+    for name in ("[Content_Types].xml", "_rels/.rels"):
+        members[name] = members[name].replace(Path(old).name.encode(), Path(new).name.encode())
+    return _zip(members)
+
+
+@pytest.mark.parametrize("document", ["word/document.xml", "word/document.dat"])
+def test_a_docx_with_too_much_xml_is_refused_even_when_it_packs_normally(tmp_path, document):
     path = tmp_path / "long.docx"
-    path.write_bytes(docx_with_paragraphs([noise[i:i + 1000] for i in range(0, len(noise), 1000)]))
+    path.write_bytes(_renamed(_long_docx(), "word/document.xml", document))
     assert path.stat().st_size > 10_000_000  # no zip bomb
 
     error, peak_mb = _load_traced(path)
 
     assert str(error) == "the XML in this .docx unpacks to 31.8 MB; the limit is 25 MB"
     assert peak_mb < 5, f"loading allocated {peak_mb:.0f} MB"
+
+
+def test_a_docx_whose_document_part_is_renamed_still_loads(tmp_path):
+    """Why the limit counts more than the names ending in .xml."""
+    path = tmp_path / "renamed.docx"
+    path.write_bytes(_renamed(docx_with_paragraphs(["Pears ripen in September."]),
+                              "word/document.xml", "word/document.dat"))
+
+    assert "Pears ripen in September." in _load(path).text
 
 
 def test_html_main_text_without_navigation_or_scripts(tmp_path):
