@@ -98,10 +98,12 @@ class Store:
             self._db.close()
             raise
         self._lock = threading.RLock()
+        self._closed = False
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            self._closed = True
 
     @contextmanager
     def transaction(self, changes_chunks: bool = True) -> Iterator[sqlite3.Connection]:
@@ -128,6 +130,9 @@ class Store:
 
     def _query(self, sql: str, params: Sequence = ()) -> list[tuple]:
         with self._lock:
+            if self._closed:  # a rebuild swapped the database between a call's queries
+                raise QAError(f"the index at {self.path.parent} was rebuilt just then: "
+                              "try again")
             try:
                 return self._db.execute(sql, params).fetchall()
             except sqlite3.DatabaseError as error:

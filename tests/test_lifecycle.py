@@ -14,7 +14,7 @@ import sqlite3
 import struct
 import subprocess
 import sys
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -111,6 +111,7 @@ def test_a_rebuild_under_a_running_server_is_what_the_server_then_reads_and_writ
 
     hits = server.search("Port Ellen harbour storm", mode="dense")
     assert [hit.source for hit in hits] == [str(docs / "harbour.txt")]
+    assert _deleted_files_open(index_path) == [], "the old database is still held open"
     assert not server.ask(RESIGNED).found  # the seed article is no longer indexed
     server.backend.flush()  # the server saves its vectors: they must be the new database's
     assert _saved_vectors(index_path) == (_identity(index_path), 1)
@@ -128,6 +129,16 @@ def test_a_rebuild_under_a_running_server_is_what_the_server_then_reads_and_writ
     reader.close()
 
 
+def test_a_call_the_swap_catches_between_its_queries_says_to_try_again(tmp_path,
+                                                                       seed_index_path):
+    index_path = _copy_index(seed_index_path, tmp_path / "index")
+    store = Store(index_path / DATABASE)
+    store.close()  # as the backend closes the old database once it sees the new one
+
+    with pytest.raises(QAError, match=r"^the index at .* was rebuilt just then: try again$"):
+        store.generation()
+
+
 def test_a_vector_file_of_another_database_is_never_used(tmp_path, seed_index_path):
     """A vector file copied from another index with the same generation is rebuilt."""
     index_path = tmp_path / "index"
@@ -141,6 +152,16 @@ def test_a_vector_file_of_another_database_is_never_used(tmp_path, seed_index_pa
     assert [hit.source for hit in hits] == [str(tmp_path / "docs" / "harbour.txt")]
     assert _faiss_ids(index) == _chunk_ids(index_path)
     index.close()
+
+
+def _deleted_files_open(folder: Path) -> list[str]:
+    """The files in `folder` this process holds open that have been deleted."""
+    targets = []
+    for fd in Path("/proc/self/fd").iterdir():
+        with suppress(OSError):  # the listing's own descriptor is gone by now
+            targets.append(os.readlink(fd))
+    return [target for target in targets
+            if target.startswith(str(folder)) and target.endswith(" (deleted)")]
 
 
 def _write(path: Path, text: str) -> Path:

@@ -109,8 +109,9 @@ class SQLiteBackend:
             with self._lock:
                 if now != self._store_file:
                     log.info("the index at %s was rebuilt; reading the new one", self.folder)
-                    self._store = Store(self.folder / DATABASE)
+                    old, self._store = self._store, Store(self.folder / DATABASE)
                     self._store_file, self._vectors = now, None
+                    old.close()  # else the deleted database stays on disk while it is open
         return self._store
 
     def vectors(self) -> VectorIndex:
