@@ -99,6 +99,7 @@ class Store:
             raise
         self._lock = threading.RLock()
         self._closed = False
+        self._counted = (-1, 0)  # (generation, chunks then)
 
     def close(self) -> None:
         with self._lock:
@@ -226,8 +227,15 @@ class Store:
             list(terms),
         )
         found = dict(rows)
-        total = self._query("SELECT count(*) FROM chunks")[0][0]
-        return {term: found.get(term, 0) for term in terms}, total
+        return {term: found.get(term, 0) for term in terms}, self._chunk_count()
+
+    def _chunk_count(self) -> int:
+        """How many chunks there are: counted once per generation, not on every question
+        (count(*) reads the whole table: milliseconds per 100k chunks)."""
+        generation = self.generation()
+        if self._counted[0] != generation:
+            self._counted = (generation, self._query("SELECT count(*) FROM chunks")[0][0])
+        return self._counted[1]
 
     def keyword_search(
         self, match: str, limit: int, within: Sequence[str] | None = None

@@ -73,6 +73,21 @@ def test_remove_really_removes_the_vectors(tmp_path, seed_copy):
     assert index.remove(seed_copy / "orchard.md") == 0
 
 
+def test_the_passage_count_behind_word_rarity_follows_the_index(tmp_path, seed_copy):
+    index = Index.create(tmp_path / "index")
+    index.add([seed_copy])
+    _, before = index.backend.term_frequencies(["resign"])
+    (seed_copy / "orchard.md").write_text(ORCHARD)
+    index.add([seed_copy])
+
+    frequencies, after = index.backend.term_frequencies(["resign", "orchard"])
+
+    assert before == 5 and after == sum(d.chunks for d in index.documents()) > before
+    assert frequencies["orchard"] >= 1
+    index.remove(seed_copy / "orchard.md")
+    assert index.backend.term_frequencies(["resign"])[1] == before
+
+
 def test_a_bad_file_is_reported_and_the_rest_indexed(tmp_path, seed_copy):
     (seed_copy / "broken.docx").write_bytes(b"not a zip")
     (seed_copy / "photo.png").write_bytes(b"\x89PNG")
