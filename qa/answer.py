@@ -28,18 +28,16 @@ similar enough, the answer says plainly that the documents do not contain it and
 cites nothing.
 """
 
-import functools
 import math
 import re
-import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import snowballstemmer
 
 from qa.search import Hit, reciprocal_rank_fusion
+from qa.stemming import stem
 from qa.store import SentenceRow
 
 ANSWER_PASSAGES = 5  # the sentences of this many top passages compete to be quoted
@@ -54,8 +52,6 @@ SECOND_QUOTE_MARGIN = 1.0  # a second sentence is quoted if it scores this close
 MIN_QUOTE_WORDS = 3
 NOT_FOUND = "The documents do not contain an answer to this question."
 _WORD = re.compile(r"\w+")
-_STEMMER = snowballstemmer.stemmer("porter")  # the algorithm of SQLite FTS5's porter tokenizer
-_STEMMER_LOCK = threading.Lock()  # a Snowball stemmer keeps the word it works on in itself
 _STOPWORDS = frozenset((
     "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and",
     "or", "but", "nor", "is", "are", "was", "were", "be", "been", "being", "am", "do",
@@ -204,7 +200,7 @@ def compose_answer(
 
 def question_terms(question: str) -> list[str]:
     """The stems of a question's content words, whose IDF `compose_answer` needs."""
-    return list(dict.fromkeys(_stem(word) for word in _words(question)))
+    return list(dict.fromkeys(stem(word) for word in _words(question)))
 
 
 def inverse_document_frequency(frequencies: Mapping[str, int], passages: int) -> dict[str, float]:
@@ -217,7 +213,7 @@ def _blend(idf: Mapping[str, float], candidates: Sequence["_Candidate"]) -> dict
     """The mean of each term's IDF over the index's passages and over the candidate
     sentences: the first knows the corpus, the second still tells words apart when the
     index is a handful of passages that all share them."""
-    held = [{_stem(word) for word in _words(c.text)} for c in candidates]
+    held = [{stem(word) for word in _words(c.text)} for c in candidates]
     local = inverse_document_frequency(
         {term: sum(term in stems for stems in held) for term in idf}, len(held))
     return {term: (idf[term] + local[term]) / 2 for term in idf}
@@ -275,7 +271,7 @@ def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
 
 def _bm25_terms(text: str) -> list[str]:
     words = _WORD.findall(text.lower())
-    return words + ["~" + _stem(word) for word in words]
+    return words + ["~" + stem(word) for word in words]
 
 
 def _fused(*signals: np.ndarray) -> np.ndarray:
@@ -293,12 +289,12 @@ def _is_question(text: str) -> bool:
 def _coverage(wanted: set[str], text: str, idf: Mapping[str, float]) -> float:
     """The IDF-weighted share of the wanted words that `text` holds: half for the word's
     stem, half for the word itself ("resigned" matches "resigned" best, "resign" too)."""
-    total = sum(idf.get(_stem(word), 0.0) for word in wanted)
+    total = sum(idf.get(stem(word), 0.0) for word in wanted)
     if not total:
         return 0.0
     words = set(_words(text))
-    stems = {_stem(word) for word in words}
-    held = sum(idf.get(_stem(w), 0.0) * ((_stem(w) in stems) + (w in words)) for w in wanted)
+    stems = {stem(word) for word in words}
+    held = sum(idf.get(stem(w), 0.0) * ((stem(w) in stems) + (w in words)) for w in wanted)
     return held / (2 * total)
 
 
@@ -336,13 +332,6 @@ def _with_antecedent(candidate: _Candidate, question: str, idf: Mapping[str, flo
 def _words(text: str) -> list[str]:
     """The content words of `text`, lower-cased (stopwords left out)."""
     return [word for word in _WORD.findall(text.lower()) if word not in _STOPWORDS]
-
-
-@functools.lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    """Snowball is pure Python: the same words recur in every answer, so stem each once."""
-    with _STEMMER_LOCK:
-        return _STEMMER.stemWord(word)
 
 
 def _candidates(sentences: Sequence[SentenceRow], by_chunk: dict[int, Hit]) -> list[_Candidate]:

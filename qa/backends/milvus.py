@@ -29,7 +29,6 @@ counter in `meta` (one writer at a time holds the index folder's lock), and sent
 of chunk c has key c * SENTENCE_SLOTS + n. Only updates and removals delete by filter.
 """
 
-import functools
 import hashlib
 import json
 import logging
@@ -47,6 +46,7 @@ from qa.backends import ChunkRow, DocumentInfo, FileState, SentenceRow
 from qa.chunking import Chunk
 from qa.documents import Document
 from qa.errors import QAError
+from qa.stemming import stem
 
 log = logging.getLogger(__name__)
 PREFIX = "qa_"
@@ -72,13 +72,6 @@ def _milvus():
     return pymilvus
 
 
-@functools.cache
-def _stemmer():
-    import snowballstemmer
-
-    return snowballstemmer.stemmer("porter")
-
-
 def stems(text: str, limit: int | None = None) -> str:
     """The text as FTS5's porter tokenizer sees it: lower-case, unaccented Porter stems."""
     plain = "".join(c for c in unicodedata.normalize("NFKD", text.lower())
@@ -86,7 +79,7 @@ def stems(text: str, limit: int | None = None) -> str:
     words = _WORD.findall(plain)
     if limit is not None:  # a query: each distinct word once
         words = list(dict.fromkeys(words))[:limit]
-    return " ".join(_stemmer().stemWords(words))
+    return " ".join(stem(word) for word in words)
 
 
 def _quoted(value: str) -> str:

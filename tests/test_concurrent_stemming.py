@@ -1,11 +1,12 @@
-"""Answers composed in many threads at once (as the web app does) stem words correctly."""
+"""Words stemmed in many threads at once (as the web app answers and searches, on either
+backend) are stemmed correctly."""
 
 import sys
 import threading
 
 import snowballstemmer
 
-from qa import answer
+from qa import stemming
 
 WORDS = [f"{stem}{suffix}{i}" for i in range(300) for stem in ("resign", "protest")
          for suffix in ("ations", "ing", "ed")]
@@ -14,7 +15,7 @@ WORDS = [f"{stem}{suffix}{i}" for i in range(300) for stem in ("resign", "protes
 def test_words_stemmed_from_many_threads_at_once_are_stemmed_right():
     alone = snowballstemmer.stemmer("english")
     expected = {word: alone.stemWord(word) for word in WORDS}
-    answer._stem.cache_clear()
+    stemming.stem.cache_clear()
     got: dict[str, str] = {}
     errors: list[BaseException] = []
     start = threading.Barrier(8)
@@ -23,7 +24,7 @@ def test_words_stemmed_from_many_threads_at_once_are_stemmed_right():
         start.wait()
         try:
             for word in WORDS[offset::8]:
-                got[word] = answer._stem(word)
+                got[word] = stemming.stem(word)
         except BaseException as error:  # noqa: BLE001 - reported below
             errors.append(error)
 
