@@ -25,6 +25,7 @@ from qa.errors import QAError
 Kind = Literal["sqlite", "milvus"]
 KINDS: tuple[Kind, ...] = ("sqlite", "milvus")
 MILVUS_LITE_FILE = "milvus.db"  # inside the index folder, when no Milvus URI is given
+MAX_KEYWORDS = 64  # distinct words of a question that a keyword search uses
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.backends import ChunkRow, DocumentInfo, FileState, SentenceRow
+from qa.backends import MAX_KEYWORDS, ChunkRow, DocumentInfo, FileState, SentenceRow
 from qa.chunking import Chunk
 from qa.documents import Document
 from qa.errors import QAError
@@ -53,7 +53,6 @@ PREFIX = "qa_"
 TEXT_PIECE = 16_000  # characters: at most 64,000 bytes of UTF-8, under the VARCHAR limit
 MAX_VARCHAR = 65_535
 MAX_PATH = 4_096
-MAX_KEYWORDS = 64
 PENDING = "pending:"  # meta keys of unfinished writes
 LAYOUT = "2"  # of the collections below; an index of another layout is refused
 SENTENCE_SLOTS = 1024  # sentence n of chunk c has id c * 1024 + n (a chunk has <= 200 tokens)

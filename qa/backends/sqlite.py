@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.backends import ChunkRow, DocumentInfo, FileState, SentenceRow
+from qa.backends import MAX_KEYWORDS, ChunkRow, DocumentInfo, FileState, SentenceRow
 from qa.chunking import Chunk
 from qa.documents import Document
 from qa.locking import try_write_lock
@@ -34,7 +34,6 @@ log = logging.getLogger(__name__)
 DATABASE = "index.sqlite3"
 VECTORS = "vectors.faiss"
 FILES = (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-shm", VECTORS, "vectors.tmp")
-MAX_KEYWORDS = 64
 _WORD = re.compile(r"\w+")
 
 
