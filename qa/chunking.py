@@ -28,6 +28,7 @@ Span = tuple[int, int]
 TokenCounter = Callable[[Sequence[str]], list[int]]
 BLOCK_CHARS = 50_000  # text given to syntok at once; no real sentence is this long
 COUNT_BATCH_CHARS = 100_000  # text whose tokens are counted in one tokenizer call
+_SPACES = (" ", "\n", "\t", "\r")  # where a too-long span may be cut
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +67,19 @@ def _block_end(text: str, start: int, end: int) -> int:
     if end - start <= BLOCK_CHARS:
         return end
     limit = start + BLOCK_CHARS
-    space = max(text.rfind(" ", start + 1, limit), text.rfind("\n", start + 1, limit))
+    space = _last_space(text, start + 1, limit)
     return space if space > start else limit
+
+
+def _last_space(text: str, start: int, end: int) -> int:
+    """The offset of the last whitespace in text[start:end], or -1."""
+    return max(text.rfind(space, start, end) for space in _SPACES)
+
+
+def _first_space(text: str, start: int, end: int) -> int:
+    """The offset of the first whitespace in text[start:end], or -1."""
+    found = [at for space in _SPACES if (at := text.find(space, start, end)) >= 0]
+    return min(found, default=-1)
 
 
 def _segment(text: str, start: int, end: int) -> list[Span]:
@@ -175,12 +187,15 @@ def _cut(text: str, span: Span, tokens: Callable[[int, int], int], max_tokens: i
     if end - start < 2 or tokens(start, end) <= max_tokens:
         return [span]
     middle = (start + end) // 2
-    space = text.rfind(" ", start + 1, middle + 1)
+    space = _last_space(text, start + 1, middle + 1)
     if space <= start:
-        space = text.find(" ", middle, end - 1)
+        space = _first_space(text, middle, end - 1)
     cut = space if space > start else middle
-    left_end = cut
-    right_start = cut + 1 if text[cut] == " " else cut
+    left_end, right_start = cut, cut
+    while left_end > start + 1 and text[left_end - 1].isspace():  # no piece begins or
+        left_end -= 1                                               # ends with a space
+    while right_start < end - 1 and text[right_start].isspace():
+        right_start += 1
     return _cut(text, (start, left_end), tokens, max_tokens) + _cut(
         text, (right_start, end), tokens, max_tokens
     )

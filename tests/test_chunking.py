@@ -90,6 +90,18 @@ def test_a_long_text_has_the_sentences_of_its_paragraphs_across_blocks():
     assert len(expected) == 3 * len(paragraphs)
 
 
+def test_words_on_lines_of_their_own_are_never_cut_in_two(embedder):
+    words = [f"entry{i}" for i in range(3_000)]  # no full stop: one over-long "sentence"
+    text = "\n".join(words)
+    document = Document("x.txt", "", text)
+
+    chunks = chunk_document(document, embedder.count_tokens, max_tokens=100, overlap_tokens=0)
+
+    assert all(embedder.count_tokens([c.text])[0] <= 100 for c in chunks)
+    assert all(text[c.start:c.end] == c.text == c.text.strip() for c in chunks)
+    assert "\n".join(c.text for c in chunks).split() == words
+
+
 def test_a_single_line_of_300_kb_is_cut_into_chunks_that_fit_and_cover_it(embedder):
     words = [f"word{i % 997}" for i in range(50_000)]
     text = " ".join(words)
