@@ -202,3 +202,24 @@ def test_the_cli_takes_the_backend_from_flags_or_the_environment(tmp_path, docs,
     assert capsys.readouterr().err == (
         "qa: the Milvus URI must be a file ending in .db (Milvus Lite) or http(s)://host:port "
         "(a Milvus server), not 'milvus.example:19530'\n")
+
+
+def test_milvus_leftovers_of_a_write_are_finished_by_the_next_writer_not_a_reader(tmp_path,
+                                                                                 docs):
+    """A reader that opens the index while a write is in flight (here: the record a
+    writer keeps until its write is done) must leave it alone; a writer finishes what a
+    killed one left."""
+    config = BackendConfig("milvus", str(tmp_path / "lite.db"))
+    writer = Index.build([docs / "harbour.txt"], tmp_path / "index", backend=config)
+    in_flight = "pending:in-flight"
+    writer.backend.set_meta({in_flight: f'["{docs / "council.txt"}"]'})
+
+    reader = open_backend(tmp_path / "index", config)
+    assert reader.meta(in_flight) is not None
+    reader.close()
+
+    writer.close()  # killed before its write ended: the next writer finishes it
+    Index.build([docs / "council.txt"], tmp_path / "index", backend=config).close()
+    reader = open_backend(tmp_path / "index", config)
+    assert reader.meta(in_flight) is None
+    reader.close()

@@ -117,7 +117,7 @@ class MilvusBackend:
         with self._errors():
             self._create_tables()
             self._check_layout()
-            self._finish_pending()
+        self._pending_finished = False  # by this process's first write: see _pending
 
     # -- schema ----------------------------------------------------------------------
 
@@ -400,7 +400,15 @@ class MilvusBackend:
 
     @contextmanager
     def _pending(self, paths: Sequence[str]) -> Iterator[None]:
-        """Record a write to `paths` as unfinished until the block has done and cleaned it up."""
+        """Record a write to `paths` as unfinished until the block has done and cleaned it up.
+
+        Before its first write, a process finishes the writes a killed one left. Only a
+        writer does, under the write lock: a reader opening the index could take a
+        running write's new rows for leftovers and delete them.
+        """
+        if not self._pending_finished:
+            self._finish_pending()
+            self._pending_finished = True
         key = PENDING + uuid.uuid4().hex
         self.set_meta({key: json.dumps(list(paths))})
         yield
