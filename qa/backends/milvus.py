@@ -18,9 +18,9 @@ Writes are versioned, with the document row as the commit point: a document's ne
 text, chunks and sentences are inserted under a new version, then its row is
 upserted to point at that version, then the old version's rows are deleted. Readers
 only see chunks of a document's current version, so a document is never half
-visible. Each write is first recorded in `meta` as unfinished; opening the index
-finishes what a killed writer left (deletes the rows of versions that are not
-current).
+visible. Each write is first recorded in `meta` as unfinished; the next process to
+write finishes what a killed writer left (deletes the rows of versions that are not
+current), before its own first write.
 
 The hot paths use primary keys only: Milvus Lite answers a lookup by key in about 2 ms
 but scans the collection for a filter on any other field (about 170 ms at 8,000 rows,
