@@ -98,8 +98,9 @@ def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
     index.add_argument("--max-file-mb", type=float, default=Settings().max_file_mb,
                        help="skip larger files (default: %(default)g)")
     index.add_argument("--ray", nargs="?", const=True, default=False, metavar="ADDRESS",
-                       help="read and embed the files on a Ray cluster: a local one (2 CPUs) "
-                            "without ADDRESS, else auto, HOST:PORT or ray://HOST:10001")
+                       help="read and embed the files on a Ray cluster: a local one (this "
+                            "machine's CPUs) without ADDRESS, else auto, HOST:PORT or "
+                            "ray://HOST:10001")
     index.set_defaults(run=_index)
 
     for name, run, help_text in (("ask", _ask, "answer a question with citations"),

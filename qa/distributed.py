@@ -6,13 +6,15 @@ returns the embedded documents, which this process (the driver) writes to the ba
 one document at a time, as `qa.ingest` does. Workers therefore need the files at the
 same paths (a shared file system) and the model, not the index.
 
-Without an address, a local Ray of 2 CPUs is started (and stopped after the run) with
-two actors of 0.75 CPU each: two actors of a whole CPU leave nothing for Ray Data's
-other tasks, and the run hangs. On a cluster the pool grows to one actor per CPU.
+Without an address, a local Ray of this machine's CPUs is started (and stopped after
+the run) with one actor of 0.75 CPU per CPU: actors of a whole CPU each leave nothing
+for Ray Data's other tasks, and the run hangs (seen on 2 CPUs). On a cluster the pool
+grows to one actor per CPU.
 """
 
 import logging
 import math
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,8 +39,8 @@ from qa.ingest import (
 )
 from qa.settings import Settings
 
-LOCAL_CPUS = 2
-LOCAL_ACTORS = 2
+LOCAL_CPUS = os.cpu_count() or 1
+LOCAL_ACTORS = LOCAL_CPUS
 LOCAL_ACTOR_CPUS = 0.75
 FILES_PER_BATCH = 64
 
