@@ -1,5 +1,6 @@
 """What a reader sees in an extractive answer: no headings or labels in quotes, a second
-quote only when it is relevant itself, and a sentence that refers back brings its antecedent."""
+quote only when it is relevant itself, a sentence that refers back brings its antecedent,
+no sentence quoted twice, and a misspelt question still finds its sentence."""
 
 import pytest
 
@@ -21,6 +22,16 @@ def notes_index(tmp_path_factory):
     (folder / "bakery.txt").write_text(
         "The bakery on Mill Street sells rye bread every morning. Its owner, Anna Berg, "
         "learned baking in Hamburg.\n", encoding="utf-8")
+    (folder / "museum.txt").write_text(
+        "The Harbour Museum\n\n"
+        "The harbour museum opened in 1902 in the old customs house. Its collection covers two "
+        "centuries of shipbuilding on the estuary.\n\n"
+        "The museum's most celebrated exhibit is a restored paddle steamer, the Albatross. It "
+        "was bought from a scrap dealer for 40 pounds in 1961.\n\n"
+        "Professional divers, volunteer carpenters and a retired snowboarder named Lena Vik "
+        "restored the steamer over eleven winters.\n\n"
+        "A referendum on moving the museum inland was held in 1988. It was rejected by nearly "
+        "80% of voters.\n", encoding="utf-8")
     index = Index.build([folder], path=tmp_path_factory.mktemp("index") / "index")
     yield index
     index.close()
@@ -62,3 +73,24 @@ def test_k_of_one_still_finds_the_answering_sentence(notes_index):
     answer = notes_index.ask("How tall is the tower?", k=1)
 
     assert "41 metres" in answer.citations[0].quote
+
+
+def test_a_second_quote_that_brings_back_the_first_is_one_quote(notes_index):
+    # the best sentence restates the question; the next one answers it and, opening with
+    # "It", brings the best one back with it: quoted as two, the reader would read it twice
+    answer = notes_index.ask("What was the result of the referendum on moving the museum?")
+
+    assert [c.quote for c in answer.citations] == [
+        "A referendum on moving the museum inland was held in 1988. "
+        "It was rejected by nearly 80% of voters."]
+    assert answer.text.count("A referendum") == 1
+
+
+def test_a_misspelt_question_word_is_read_as_the_word_the_passages_hold(notes_index):
+    # "Albatros" is read as the "Albatross" of the sentence before "It was bought...", so
+    # that sentence is brought with it and the reader learns what "It" is
+    answer = notes_index.ask("How much was the Albatros bougth for?")
+
+    assert answer.citations[0].quote == (
+        "The museum's most celebrated exhibit is a restored paddle steamer, the Albatross. "
+        "It was bought from a scrap dealer for 40 pounds in 1961.")
