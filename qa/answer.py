@@ -65,6 +65,7 @@ MIN_QUOTE_WORDS = 3
 # a question word no candidate holds is read as a misspelling of the closest word one does
 # hold, at this difflib similarity, when it has this many letters ("snowbaorder")
 TYPO_SIMILARITY, MIN_TYPO_LENGTH = 0.85, 5
+MAX_TYPOS = 8  # question words looked up so, at most: each is compared with every held word
 NOT_FOUND = "The documents do not contain an answer to this question."
 _WORD = re.compile(r"\w+")
 _STOPWORDS = frozenset((
@@ -337,11 +338,12 @@ def _spellings(question: str, candidates: Sequence[_Candidate]) -> dict[str, str
     do hold ("snowbaorder": "snowboarder"), when it is long enough to tell."""
     held = {word for candidate in candidates for word in _words(candidate.text)}
     held_stems = {stem(word) for word in held}
-    spellings = {}
-    for word in _words(question):
-        close = [] if len(word) < MIN_TYPO_LENGTH or word in held or stem(word) in held_stems \
-            else difflib.get_close_matches(word, held, n=1, cutoff=TYPO_SIMILARITY)
-        spellings[word] = close[0] if close else word
+    spellings = {word: word for word in _words(question)}
+    unknown = [word for word in spellings if len(word) >= MIN_TYPO_LENGTH
+               and word not in held and stem(word) not in held_stems]
+    for word in unknown[:MAX_TYPOS]:
+        spellings[word] = next(iter(
+            difflib.get_close_matches(word, held, n=1, cutoff=TYPO_SIMILARITY)), word)
     return spellings
 
 
