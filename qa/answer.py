@@ -1,12 +1,12 @@
 """Answer: a short extractive answer whose every sentence cites the passage it is from.
 
-No language model is needed. Each sentence of the top passages is scored by four
-signals, chosen and weighed on reading-comprehension data (SQuAD articles with
-an even title hash; the odd ones held out, see `qa eval squad`):
+No language model is needed. Each sentence of the top passages is scored by five
+signals, the first four chosen and weighed on reading-comprehension data (SQuAD
+articles with an even title hash; the odd ones held out, see `qa eval squad`):
 
-- coverage: the share of the question's content words (Porter stems, weighted by
-  their inverse document frequency over the whole index, so "California" counts
-  for little in a corpus about California) that the sentence holds;
+- coverage: the share of the question's content words (unaccented Porter stems,
+  weighted by their inverse document frequency over the whole index, so "California"
+  counts for little in a corpus about California) that the sentence holds;
 - window coverage: the same over the sentence and its neighbours, since a
   question often names what a neighbouring sentence said ("It was built in...");
 - similarity: the cosine similarity of the sentence's vector (embedded in its
@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from qa.search import Hit, reciprocal_rank_fusion
-from qa.stemming import stem
+from qa.stemming import index_term
 from qa.store import SentenceRow
 
 ANSWER_PASSAGES = 5  # the sentences of this many top passages compete to be quoted
@@ -229,8 +229,9 @@ def compose_answer(
 
 
 def question_terms(question: str) -> list[str]:
-    """The stems of a question's content words, whose IDF `compose_answer` needs."""
-    return list(dict.fromkeys(stem(word) for word in _words(question)))
+    """A question's content words as the keyword index keeps them (unaccented Porter
+    stems), whose IDF `compose_answer` needs."""
+    return list(dict.fromkeys(index_term(word) for word in _words(question)))
 
 
 def inverse_document_frequency(frequencies: Mapping[str, int], passages: int) -> dict[str, float]:
@@ -243,9 +244,9 @@ def _blend(idf: Mapping[str, float], candidates: Sequence["_Candidate"]) -> dict
     """The mean of each term's IDF over the index's passages and over the candidate
     sentences: the first knows the corpus, the second still tells words apart when the
     index is a handful of passages that all share them."""
-    held = [{stem(word) for word in _words(c.text)} for c in candidates]
+    held = [{index_term(word) for word in _words(c.text)} for c in candidates]
     local = inverse_document_frequency(
-        {term: sum(term in stems for stems in held) for term in idf}, len(held))
+        {key: sum(key in stems for stems in held) for key in idf}, len(held))
     return {term: (idf[term] + local[term]) / 2 for term in idf}
 
 
@@ -303,7 +304,7 @@ def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
 
 def _bm25_terms(text: str) -> list[str]:
     words = _WORD.findall(text.lower())
-    return words + ["~" + stem(word) for word in words]
+    return words + ["~" + index_term(word) for word in words]
 
 
 def _fused(*signals: np.ndarray) -> np.ndarray:
@@ -322,12 +323,13 @@ def _coverage(wanted: Mapping[str, str], text: str, idf: Mapping[str, float]) ->
     """The IDF-weighted share of the wanted words (question word: its spelling in the
     passages) that `text` holds: half for the word's stem, half for the word itself
     ("resigned" matches "resigned" best, "resign" too)."""
-    total = sum(idf.get(stem(word), 0.0) for word in wanted)
+    total = sum(idf.get(index_term(word), 0.0) for word in wanted)
     if not total:
         return 0.0
     words = set(_words(text))
-    stems = {stem(word) for word in words}
-    held = sum(idf.get(stem(word), 0.0) * ((stem(spelled) in stems) + (spelled in words))
+    stems = {index_term(word) for word in words}
+    held = sum(idf.get(index_term(word), 0.0) * ((index_term(spelled) in stems)
+                                                 + (spelled in words))
                for word, spelled in wanted.items())
     return held / (2 * total)
 
@@ -337,10 +339,10 @@ def _spellings(question: str, candidates: Sequence[_Candidate]) -> dict[str, str
     none of them holds, nor its stem, is read as a misspelling of the closest word they
     do hold ("snowbaorder": "snowboarder"), when it is long enough to tell."""
     held = {word for candidate in candidates for word in _words(candidate.text)}
-    held_stems = {stem(word) for word in held}
+    held_stems = {index_term(word) for word in held}
     spellings = {word: word for word in _words(question)}
     unknown = [word for word in spellings if len(word) >= MIN_TYPO_LENGTH
-               and word not in held and stem(word) not in held_stems]
+               and word not in held and index_term(word) not in held_stems]
     for word in unknown[:MAX_TYPOS]:
         spellings[word] = next(iter(
             difflib.get_close_matches(word, held, n=1, cutoff=TYPO_SIMILARITY)), word)
@@ -375,7 +377,7 @@ def _asked_verb(question: str) -> str | None:
         if word in _NOT_A_DOER_QUESTION:
             return None
         if word not in _BEFORE_VERB:
-            return stem(word)
+            return index_term(word)
     return None
 
 
@@ -387,7 +389,7 @@ def _names_the_doer(question: str, verb: str, text: str) -> float:
     words = _WORD.findall(text)
     for i, word in enumerate(words):
         before = words[max(i - DOER_SPAN, 0):i]
-        if stem(word.lower()) != verb or word.lower().endswith(_NOUN_ENDINGS) or (
+        if index_term(word.lower()) != verb or word.lower().endswith(_NOUN_ENDINGS) or (
                 before and before[-1].lower() == "to") or any(
                 w.lower() in _NEGATIONS for w in before):
             continue

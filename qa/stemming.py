@@ -1,4 +1,5 @@
-"""Porter stems, as SQLite FTS5's porter tokenizer makes them (Snowball's "porter").
+"""Words as the keyword index keeps them: unaccented (FTS5's `remove_diacritics 2`) and
+Porter-stemmed (FTS5's porter tokenizer; Snowball's "porter").
 
 A Snowball stemmer keeps the word it works on in itself, so the one stemmer is used
 under a lock; it is pure Python, and the same words recur in every question and
@@ -7,6 +8,7 @@ passage, so each word is stemmed once.
 
 import functools
 import threading
+import unicodedata
 
 import snowballstemmer
 
@@ -18,3 +20,15 @@ _LOCK = threading.Lock()
 def stem(word: str) -> str:
     with _LOCK:
         return _STEMMER.stemWord(word)
+
+
+@functools.lru_cache(maxsize=65536)
+def index_term(word: str) -> str:
+    """A word as the keyword index keeps it ("León", "Leon" and "leon": "leon"), so that
+    its corpus statistics are found and a question typed without accents still matches."""
+    return stem(unaccented(word.lower()))
+
+
+def unaccented(text: str) -> str:
+    """The text with its accents removed, as FTS5's `remove_diacritics 2` reads it."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))

@@ -6,6 +6,7 @@ import shutil
 import pytest
 
 from qa import Index, QAError, Settings
+from qa.answer import question_terms
 from qa.cli import main
 from tests.conftest import SEED_FILE
 
@@ -86,6 +87,17 @@ def test_the_passage_count_behind_word_rarity_follows_the_index(tmp_path, seed_c
     assert frequencies["orchard"] >= 1
     index.remove(seed_copy / "orchard.md")
     assert index.backend.term_frequencies(["resign"])[1] == before
+
+
+def test_a_question_word_has_the_index_own_rarity_with_or_without_its_accents(seed_index):
+    # the keyword index keeps "León" as "leon": a question's word must be looked up so,
+    # or it counts as a word no passage holds, the rarest there is
+    accented = question_terms("What did de León say?")
+    assert accented == question_terms("What did de Leon say?")
+
+    frequencies, passages = seed_index.backend.term_frequencies(accented)
+
+    assert frequencies["leon"] == passages == 5  # every chunk of the seed names him
 
 
 def test_a_bad_file_is_reported_and_the_rest_indexed(tmp_path, seed_copy):

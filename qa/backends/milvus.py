@@ -33,7 +33,6 @@ import hashlib
 import json
 import logging
 import re
-import unicodedata
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -46,7 +45,7 @@ from qa.backends import MAX_KEYWORDS, ChunkRow, DocumentInfo, FileState, Sentenc
 from qa.chunking import Chunk
 from qa.documents import Document
 from qa.errors import QAError
-from qa.stemming import stem
+from qa.stemming import stem, unaccented
 
 log = logging.getLogger(__name__)
 PREFIX = "qa_"
@@ -73,9 +72,7 @@ def _milvus():
 
 def stems(text: str, limit: int | None = None) -> str:
     """The text as FTS5's porter tokenizer sees it: lower-case, unaccented Porter stems."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", text.lower())
-                    if not unicodedata.combining(c))
-    words = _WORD.findall(plain)
+    words = _WORD.findall(unaccented(text.lower()))
     if limit is not None:  # a query: each distinct word once
         words = list(dict.fromkeys(words))[:limit]
     return " ".join(stem(word) for word in words)
