@@ -82,7 +82,6 @@ class Stages:
         from qa.answer import (
             ANSWER_PASSAGES,
             compose_answer,
-            inverse_document_frequency,
             question_terms,
         )
         from qa.search import _hits, reciprocal_rank_fusion
@@ -101,9 +100,8 @@ class Stages:
         ms["fetch sentences"], sentences = timed(backend.sentences, [hit.chunk_id for hit in hits])
         ms["term frequencies"], frequencies = timed(backend.term_frequencies,
                                                     question_terms(question))
-        idf = inverse_document_frequency(*frequencies)
         ms["compose answer"], _ = timed(compose_answer, question, query_vectors[0], hits,
-                                        sentences, index.settings.min_score, idf)
+                                        sentences, index.settings.min_score, frequencies)
         return ms, [hit.chunk_id for hit in hits]
 
 

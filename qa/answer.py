@@ -82,6 +82,7 @@ _STOPWORDS = frozenset((
 _REFERS_BACK = re.compile(
     r"(it|its|this|these|that|those|he|his|she|her|they|their|them|but|however|also|such|"
     r"both|then|there)\b", re.IGNORECASE)
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _SENTENCE_END = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
 _QUESTION_START = re.compile(
     r"(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
@@ -95,11 +96,16 @@ _NAME_QUESTION = re.compile(r"\b(who|whom|whose|where)\b", re.I)
 # "Who has already resigned...": the words between "who" and its verb; a copula or "did"
 # there makes it a question of another kind ("Who is...", "Who did they...").
 _BEFORE_VERB = frozenset((
-    "has", "have", "had", "will", "would", "can", "could", "should", "may", "might", "must",
-    "already", "also", "first", "still", "just", "currently", "now", "once", "later", "then",
+    "has", "have", "had", "to", "will", "would", "can", "could", "should", "may", "might",
+    "must", "already", "also", "else", "first", "still", "just", "now", "once", "later",
+    "then", "ever", "never", "actually",
 ))
 _NOT_A_DOER_QUESTION = frozenset(("is", "are", "was", "were", "be", "been", "do", "does", "did"))
-_NEGATIONS = frozenset(("no", "not", "never", "nor", "neither", "without", "cannot", "t"))
+# before a verb, these say it did not happen, or not yet: negated, wished, supposed
+_NOT_HAPPENED = frozenset((
+    "no", "not", "never", "nor", "neither", "without", "cannot", "t", "to", "if", "whether",
+    "should", "would", "could", "might", "may", "must", "unless",
+))
 DOER_SPAN = 3  # words before the verb where the doer's name may stand
 # a noun made from the verb names the act but does not say it happened ("his resignation")
 _NOUN_ENDINGS = ("tion", "sion", "ment", "ance", "ence", "al")
@@ -187,11 +193,13 @@ class Claim:
 
 def compose_answer(
     question: str, query_vector: np.ndarray, hits: Sequence[Hit],
-    sentences: Sequence[SentenceRow], min_score: float, idf: Mapping[str, float],
+    sentences: Sequence[SentenceRow], min_score: float,
+    term_frequencies: tuple[Mapping[str, int], int],
 ) -> Answer:
     """Quote the sentences of the top hits that best answer the question, or say none does.
 
-    idf: the inverse document frequency of each of `question_terms(question)`.
+    term_frequencies: how many passages of the index hold each of
+        `question_terms(question)`, and how many passages it has.
     """
     question_asked = _is_question(question)
     passages = ANSWER_PASSAGES if question_asked else CLAIM_PASSAGES
@@ -203,19 +211,15 @@ def compose_answer(
     score = float(similarities.max())
     if score < min_score:
         return Answer(question, NOT_FOUND, False, (), score=score)
-    wanted = _spellings(question, candidates)
+    frequencies, passages = term_frequencies
+    idf = inverse_document_frequency(frequencies, passages)
+    wanted = _spellings(question, candidates, known={t for t, n in frequencies.items() if n})
     if question_asked:
         signals = _signals(question, wanted, candidates, similarities, _blend(idf, candidates))
-        scores = signals @ np.array([WEIGHTS[name] for name in SIGNALS])
+        chosen = _best_two(signals, similarities, min_score)
     else:  # a claim: see CLAIM_PASSAGES
         scores = _fused(similarities, bm25_scores(question, [c.text for c in candidates]))
-    order = np.argsort(-scores, kind="stable")
-    best = order[0]
-    chosen = [best] + [
-        i for i in order[1:2] if question_asked
-        and scores[i] >= scores[best] - SECOND_QUOTE_MARGIN and similarities[i] >= min_score
-        and (signals[i, _KIND] >= signals[best, _KIND]).all()
-    ]
+        chosen = [int(np.argmax(scores))]
     spans = _joined([(candidates[i].hit, *_with_antecedent(candidates[i], wanted, idf))
                      for i in chosen])
     numbers: dict[int, int] = {}
@@ -226,6 +230,17 @@ def compose_answer(
         citations.append(Citation(n, hit, quote, start, end))
         parts.append(f"{' '.join(quote.split())} [{n}]")
     return Answer(question, " ".join(parts), True, tuple(citations), score=score)
+
+
+def _best_two(signals: np.ndarray, similarities: np.ndarray, min_score: float) -> list[int]:
+    """The best candidate, and the next when it scores close behind, is itself similar
+    enough to the question and is as much an answer of the kind asked (see _KIND)."""
+    scores = signals @ np.array([WEIGHTS[name] for name in SIGNALS])
+    best, *rest = np.argsort(-scores, kind="stable")[:2]
+    return [best] + [
+        i for i in rest if scores[i] >= scores[best] - SECOND_QUOTE_MARGIN
+        and similarities[i] >= min_score and (signals[i, _KIND] >= signals[best, _KIND]).all()
+    ]
 
 
 def question_terms(question: str) -> list[str]:
@@ -334,18 +349,23 @@ def _coverage(wanted: Mapping[str, str], text: str, idf: Mapping[str, float]) ->
     return held / (2 * total)
 
 
-def _spellings(question: str, candidates: Sequence[_Candidate]) -> dict[str, str]:
-    """Each content word of the question, and how the candidates spell it: a word that
-    none of them holds, nor its stem, is read as a misspelling of the closest word they
-    do hold ("snowbaorder": "snowboarder"), when it is long enough to tell."""
+def _spellings(
+    question: str, candidates: Sequence[_Candidate], known: set[str],
+) -> dict[str, str]:
+    """Each content word of the question, and how the candidates spell it: a word of
+    letters that neither the index (`known`: index terms) nor the candidates hold is read
+    as a misspelling of the closest word they do hold ("snowbaorder": "snowboarder")
+    that starts with the same letter ("unavailable" is not a misspelt "available", nor
+    "least" of "east")."""
     held = {word for candidate in candidates for word in _words(candidate.text)}
-    held_stems = {index_term(word) for word in held}
+    held_terms = {index_term(word) for word in held}
     spellings = {word: word for word in _words(question)}
-    unknown = [word for word in spellings if len(word) >= MIN_TYPO_LENGTH
-               and word not in held and index_term(word) not in held_stems]
+    unknown = [word for word in spellings if len(word) >= MIN_TYPO_LENGTH and word.isalpha()
+               and index_term(word) not in known | held_terms]
     for word in unknown[:MAX_TYPOS]:
+        alike = [w for w in held if w[0] == word[0]]
         spellings[word] = next(iter(
-            difflib.get_close_matches(word, held, n=1, cutoff=TYPO_SIMILARITY)), word)
+            difflib.get_close_matches(word, alike, n=1, cutoff=TYPO_SIMILARITY)), word)
     return spellings
 
 
@@ -368,30 +388,35 @@ def _has_new_name(question: str, text: str) -> float:
 
 
 def _asked_verb(question: str) -> str | None:
-    """The stem of the verb a "who did it" question asks about ("Who has resigned over
-    the recording?": "resign"), or None for any other question."""
+    """The verb a "who did it" question asks about ("Who has already resigned over the
+    recording?" and "Who in the council has resigned?": "resigned"), or None for any
+    other question."""
     words = _WORD.findall(question.lower())
     if words[:1] != ["who"]:
         return None
-    for word in words[1:]:
+    words = words[1:]
+    if words and words[0] in _STOPWORDS and words[0] not in _BEFORE_VERB:  # "in the council"
+        words = words[next((i for i, w in enumerate(words) if w in _BEFORE_VERB), len(words)):]
+    for word in words:
         if word in _NOT_A_DOER_QUESTION:
             return None
-        if word not in _BEFORE_VERB:
-            return index_term(word)
+        if word not in _BEFORE_VERB and not word.endswith("ly"):
+            return None if word in _STOPWORDS else word
     return None
 
 
 def _names_the_doer(question: str, verb: str, text: str) -> float:
-    """Whether the sentence says the asked verb happened (not after "to", not negated) and
-    names, just before it, someone the question does not: "Martinez and Herrera have since
-    resigned", but not "he has no plans to resign" or "calling for de León's resignation"."""
+    """Whether the sentence says the asked verb happened and names, just before it,
+    someone the question does not: "Martinez and Herrera have since resigned", but not "he
+    has no plans to resign", "they called for Herrera to resign", "if Herrera resigns" or
+    "calling for de León's resignation"."""
     asked = {word.lower() for word in _WORD.findall(question)}
     words = _WORD.findall(text)
     for i, word in enumerate(words):
         before = words[max(i - DOER_SPAN, 0):i]
-        if index_term(word.lower()) != verb or word.lower().endswith(_NOUN_ENDINGS) or (
-                before and before[-1].lower() == "to") or any(
-                w.lower() in _NEGATIONS for w in before):
+        if index_term(word) != index_term(verb) or any(
+                w.lower() in _NOT_HAPPENED for w in before) or (
+                word.lower().endswith(_NOUN_ENDINGS) and len(word) > len(verb)):
             continue
         if any(w[0].isupper() and w.lower() not in asked | _STOPWORDS for w in before):
             return 1.0
@@ -414,14 +439,21 @@ def _with_antecedent(candidate: _Candidate, wanted: Mapping[str, str],
 def _joined(spans: list[tuple[Hit, int, int]]) -> list[tuple[Hit, int, int]]:
     """The quotes' spans, the second joined to the first when they overlap or only space
     parts them in the same paragraph: no sentence is quoted twice ("It was approved by 75%"
-    brings back the sentence before it, quoted first) and neighbours read as one quote."""
-    if len(spans) < 2:
+    brings back the sentence before it, quoted first) and neighbours read as one quote.
+    Overlapping quotes that no one passage holds both of (overlapping chunks) are cut to
+    the first."""
+    if len(spans) < 2 or spans[0][0].source != spans[1][0].source:
         return spans
     (hit, start, end), (other, start2, end2) = spans
-    gap = hit.text[min(end, end2) - hit.start:max(start, start2) - hit.start]
-    if other.chunk_id != hit.chunk_id or gap.strip() or "\n\n" in gap:  # apart
-        return spans
-    return [(hit, min(start, start2), max(end, end2))]
+    low, high = min(start, start2), max(end, end2)
+    overlap = start < end2 and start2 < end
+    holder = next((h for h in (hit, other) if h.start <= low and high <= h.end), None)
+    if holder is None:
+        return spans[:1] if overlap else spans
+    gap = holder.text[min(end, end2) - holder.start:max(start, start2) - holder.start]
+    if overlap or not (gap.strip() or _PARAGRAPH_BREAK.search(gap)):
+        return [(holder, low, high)]
+    return spans
 
 
 def _words(text: str) -> list[str]:

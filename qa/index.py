@@ -22,7 +22,6 @@ from qa.answer import (
     ANSWER_PASSAGES,
     Answer,
     compose_answer,
-    inverse_document_frequency,
     question_terms,
 )
 from qa.backends import MILVUS_LITE_FILE, Backend, BackendConfig, DocumentInfo, exists, open_backend
@@ -234,9 +233,9 @@ class Index:
         hits = results[0]
         sentences = self.backend.sentences([hit.chunk_id for hit in hits])
         terms = question_terms(query)
-        idf = inverse_document_frequency(*self.backend.term_frequencies(terms)) if terms else {}
+        frequencies = self.backend.term_frequencies(terms) if terms else ({}, 0)
         extractive = compose_answer(query, query_vectors[0], hits, sentences,
-                                    self.settings.min_score, idf)
+                                    self.settings.min_score, frequencies)
         extractive = replace(extractive, question=question)
         if llm is None or not extractive.found:  # nothing relevant: no need to ask a model
             yield extractive

@@ -22,6 +22,8 @@ def test_the_first_quote_is_the_sentence_that_answers(seed_index, question, expe
 @pytest.mark.parametrize("question", [
     "Who has resigned over the recording?",
     "Who has already resigned over the scandal?",
+    "Who in the council has resigned?",
+    "Who else has resigned?",
 ])
 def test_who_did_it_is_answered_by_the_sentence_that_says_it_happened(seed_index, question):
     # the seed also says de León "has no plans to resign" and that Garcetti and Biden

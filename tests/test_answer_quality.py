@@ -5,6 +5,8 @@ no sentence quoted twice, and a misspelt question still finds its sentence."""
 import pytest
 
 from qa import Index
+from qa.answer import _joined
+from qa.search import Hit
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +33,10 @@ def notes_index(tmp_path_factory):
         "Professional divers, volunteer carpenters and a retired snowboarder named Lena Vik "
         "restored the steamer over eleven winters.\n\n"
         "A referendum on moving the museum inland was held in 1988. It was rejected by nearly "
-        "80% of voters.\n", encoding="utf-8")
+        "80% of voters.\n\n"
+        "Guided tours of the museum are available every morning.\n\n"
+        "The museum's tower cannot be visited on Mondays because of maintenance work.\n",
+        encoding="utf-8")
     index = Index.build([folder], path=tmp_path_factory.mktemp("index") / "index")
     yield index
     index.close()
@@ -94,3 +99,33 @@ def test_a_misspelt_question_word_is_read_as_the_word_the_passages_hold(notes_in
     assert answer.citations[0].quote == (
         "The museum's most celebrated exhibit is a restored paddle steamer, the Albatross. "
         "It was bought from a scrap dealer for 40 pounds in 1961.")
+
+
+def test_a_word_the_documents_hold_is_never_read_as_a_misspelling(notes_index):
+    # "unavailable" is close to "available" but means the opposite
+    answer = notes_index.ask("What in the museum is unavailable on Mondays?")
+
+    assert answer.citations[0].quote.startswith("The museum's tower cannot be visited")
+    assert all("Guided tours" not in c.quote for c in answer.citations)
+
+
+def test_quotes_from_overlapping_passages_never_repeat_a_sentence():
+    document = ("The referendum was held in 1988. It was rejected by 80% of voters. "
+                "The museum stayed where it was.")
+    second = document.index("It was")
+    first_chunk = _hit(1, document, 0, document.index(" The museum"))
+    second_chunk = _hit(2, document, second, len(document))
+
+    # the answer's sentence from one passage, then the same with its antecedent from
+    # the other: one quote, from the passage that holds both
+    assert _joined([(second_chunk, second, first_chunk.end), (first_chunk, 0, first_chunk.end)]) \
+        == [(first_chunk, 0, first_chunk.end)]
+    # overlapping quotes that no one passage holds: the first is enough
+    assert _joined([(second_chunk, second, len(document)), (first_chunk, 0, first_chunk.end)]) \
+        == [(second_chunk, second, len(document))]
+
+
+def _hit(chunk_id: int, document: str, start: int, end: int) -> Hit:
+    return Hit(rank=chunk_id, chunk_id=chunk_id, source="/docs/museum.txt", title="museum",
+               text=document[start:end], start=start, end=end, page=None, score=0.0,
+               similarity=0.0)
