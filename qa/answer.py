@@ -280,8 +280,8 @@ def _signals(
     question: str, wanted: Mapping[str, str], candidates: Sequence[_Candidate],
     similarities: np.ndarray, idf: Mapping[str, float],
 ) -> np.ndarray:
-    """Each candidate's SIGNALS (see the module docstring), a row each; `wanted` is
-    `_spellings(question, candidates)`."""
+    """Each candidate's SIGNALS (see the module docstring), a row each; `wanted`: the
+    question's words and how the candidates spell them (`_spellings`)."""
     answer_type = _answer_type(question)
     verb = _asked_verb(question)
     rows = []
