@@ -48,7 +48,7 @@ from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
 from qa.store import SentenceRow
 
-ANSWER_PASSAGES = 5  # the sentences of this many top passages compete to be quoted
+ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
 SIGNALS = ("coverage", "window", "similarity", "answer_type", "doer")
 WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0}
 # a second quote must be an answer of the kind asked as much as the first is (a date, a
