@@ -17,6 +17,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
@@ -313,22 +314,18 @@ def backend_config(args: argparse.Namespace) -> BackendConfig:
     return BackendConfig(args.backend, args.milvus_uri, os.environ.get("QA_MILVUS_TOKEN") or None)
 
 
-def _open(args: argparse.Namespace):
+def _open(args: argparse.Namespace, **settings):
+    """The index of `args`, with its settings from `args` and then `settings`."""
     from qa.index import Index
 
-    return Index.open(args.index, _settings(args), backend_config(args))
+    return Index.open(args.index, replace(_settings(args), **settings), backend_config(args))
 
 
 def _indexed_paths(args: argparse.Namespace) -> list[str]:
     """The documents an index holds, read whatever model it was built with (a rebuild
     may be switching to another)."""
-    from qa.index import Index
-
-    index = Index.open(args.index, replace(_settings(args), model=None), backend_config(args))
-    try:
+    with closing(_open(args, model=None)) as index:
         return [doc.path for doc in index.documents()]
-    finally:
-        index.close()
 
 
 def _ray_address(args: argparse.Namespace) -> bool | str:

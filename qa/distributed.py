@@ -40,7 +40,6 @@ from qa.ingest import (
 from qa.settings import Settings
 
 LOCAL_CPUS = os.cpu_count() or 1
-LOCAL_ACTORS = LOCAL_CPUS
 LOCAL_ACTOR_CPUS = 0.75
 FILES_PER_BATCH = 64
 
@@ -143,7 +142,7 @@ def _embedded(ray, files, known: dict[str, FileState], settings: Settings,
                      "sha256": state.sha256 if state else ""})
     blocks = math.ceil(len(rows) / FILES_PER_BATCH)
     if local:
-        pool, cpus = ActorPoolStrategy(size=min(LOCAL_ACTORS, blocks)), LOCAL_ACTOR_CPUS
+        pool, cpus = ActorPoolStrategy(size=min(LOCAL_CPUS, blocks)), LOCAL_ACTOR_CPUS
     else:
         cpus_there = max(1, int(ray.cluster_resources().get("CPU", 1)))
         pool, cpus = ActorPoolStrategy(min_size=1, max_size=min(cpus_there, blocks)), 1

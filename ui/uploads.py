@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Collection
 from pathlib import Path
 
-from qa.documents import SUPPORTED_EXTENSIONS
+from qa.documents import SUPPORTED_EXTENSIONS, is_supported
 
 UPLOADS = "uploads"  # the folder, inside the index folder, that holds uploaded files
 SUPPORTED = tuple(sorted(SUPPORTED_EXTENSIONS))
@@ -84,7 +84,7 @@ def unindexed(folder: Path, indexed: Collection[str]) -> list[Path]:
     return sorted(
         path for path in folder.iterdir()
         if path.is_file() and not path.name.startswith(".")
-        and path.suffix.lower() in SUPPORTED and str(path) not in indexed
+        and is_supported(path) and str(path) not in indexed
     )
 
 
