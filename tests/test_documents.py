@@ -1,5 +1,6 @@
 """Loaders: each format on a small file made here, and the files that must be skipped."""
 
+import functools
 import io
 import random
 import tracemalloc
@@ -78,6 +79,7 @@ def test_a_docx_zip_bomb_is_refused_before_it_is_unpacked(tmp_path):
     assert peak_mb < 5, f"loading allocated {peak_mb:.0f} MB"
 
 
+@functools.cache
 def _long_docx() -> bytes:
     noise = random.Random(0).randbytes(15_000_000).hex()  # 30 MB of text that packs 2:1
     return docx_with_paragraphs([noise[i:i + 1000] for i in range(0, len(noise), 1000)])

@@ -5,6 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qa import QAError
+from qa.answer import NOT_FOUND
 from qa.backends.sqlite import keyword_query
 from qa.conversation import standalone_question
 from qa.search import reciprocal_rank_fusion
@@ -34,7 +35,10 @@ def test_hostile_text_is_searched_safely(seed_index, text, mode):
 def test_hostile_text_gets_an_answer_or_a_plain_refusal(seed_index, text):
     answer = seed_index.ask(text)
 
-    assert answer.found or answer.citations == ()
+    if answer.found:  # each quote is the source's own text
+        assert answer.citations and all(c.quote in c.hit.text for c in answer.citations)
+    else:
+        assert (answer.text, answer.citations) == (NOT_FOUND, ())
 
 
 def test_keyword_query_quotes_every_word():
@@ -158,7 +162,7 @@ def test_a_conversation_of_5000_follow_ups_is_answered_from_its_last_turns(seed_
         "And what did he say on day 4997? And what did he say on day 4998? "
         "And what did he say on day 4999? How old is his son?"
     )
-    assert answer.found or answer.citations == ()
+    assert answer.found and "2-year-old son" in answer.citations[0].quote
     assert standalone_question("How old is his son?", history[:2]) == (
         "Who is Mike Bonin? And what did he say on day 0? How old is his son?"
     )
