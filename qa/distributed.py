@@ -22,7 +22,6 @@ import numpy as np
 from tqdm import tqdm
 
 from qa.backends import Backend, FileState
-from qa.documents import canonical
 from qa.embedding import load_embedder
 from qa.errors import QAError
 from qa.ingest import (
@@ -99,7 +98,6 @@ def ray_ingest(
     try:
         report = Report()
         known = backend.file_states()
-        paths = [canonical(p) for p in paths]
         files = []
         for found in find(paths):
             if isinstance(found, Outcome):

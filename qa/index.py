@@ -270,7 +270,7 @@ class Index:
         progress: called as progress(passages embedded, passages to embed) while embedding
         in this process.
         """
-        paths = [Path(p).expanduser().absolute() for p in paths]
+        paths = [canonical(p) for p in paths]
         with write_lock(self.path):
             if ray is False:
                 report = ingest.ingest(self.backend, paths, self.settings, self._embedder,

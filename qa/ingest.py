@@ -228,13 +228,12 @@ def ingest(
     backend: Backend, paths: list[Path], settings: Settings, embedder: Embedder,
     progress: Progress | None = None,
 ) -> Report:
-    """Index new and changed files under `paths` (absolute); drop vanished ones there.
+    """Index new and changed files under `paths` (`canonical`); drop vanished ones there.
 
     progress: called as progress(passages embedded, passages to embed) while embedding.
     """
     report = Report()
     known = backend.file_states()
-    paths = [canonical(p) for p in paths]
     files = list(find(paths))
     few_files = len(files) < PROGRESS_MIN_FILES  # then show embedding batches instead
     pending: list[Prepared] = []
