@@ -101,8 +101,8 @@ class Timer:
 def _stages():
     from qa import ingest
     from qa.backends.sqlite import SQLiteBackend
+    from qa.backends.sqlite.store import Store
     from qa.embedding import SentenceTransformerEmbedder
-    from qa.store import Store
 
     return {  # name: (owner, attribute); "_change" includes "put_document"
         "prepare": (ingest, "prepare"),

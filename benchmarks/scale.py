@@ -25,8 +25,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from ann_choice import ClusteredSource  # noqa: E402
 
-from qa.store import Store  # noqa: E402
-from qa.vectors import APPROX_MIN, VectorIndex  # noqa: E402
+from qa.backends.sqlite.store import Store  # noqa: E402
+from qa.backends.sqlite.vectors import APPROX_MIN, VectorIndex  # noqa: E402
 
 CHUNKS_PER_DOCUMENT = 10
 

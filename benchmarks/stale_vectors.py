@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from qa import Index
-from qa.store import Store
+from qa.backends.sqlite.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 READER = """

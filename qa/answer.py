@@ -44,9 +44,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from qa.backends.base import SentenceRow
 from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
-from qa.store import SentenceRow
 
 ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
 SIGNALS = ("coverage", "window", "similarity", "answer_type", "doer")

@@ -62,12 +62,10 @@ def _common_options(defaults: bool) -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--index", default=default(os.environ.get("QA_INDEX", DEFAULT_INDEX)),
                         help="the index folder (default: $QA_INDEX or .qa-index)")
-    common.add_argument("--backend", choices=KINDS,
-                        default=default(os.environ.get("QA_BACKEND") or "sqlite"),
+    common.add_argument("--backend", choices=KINDS, default=default(None),
                         help="where the index lives: sqlite (files in the index folder) or "
                              "milvus (default: $QA_BACKEND or sqlite)")
-    common.add_argument("--milvus-uri", metavar="URI",
-                        default=default(os.environ.get("QA_MILVUS_URI")),
+    common.add_argument("--milvus-uri", metavar="URI", default=default(None),
                         help="a Milvus Lite file (*.db) or server (http://host:19530); default: "
                              "$QA_MILVUS_URI or milvus.db in the index folder. A token, if the "
                              "server needs one, is read from $QA_MILVUS_TOKEN")
@@ -223,7 +221,8 @@ def _eval_index(args: argparse.Namespace, write_corpus, settings: Settings | Non
 
     cache = Path(args.index or tempfile.mkdtemp(prefix="qa-eval-"))
     write_corpus(cache / "corpus")
-    index = Index.create(cache / "index", settings or _settings(args), backend_config(args))
+    backend = replace(BackendConfig.from_env(), kind=args.backend, milvus_uri=args.milvus_uri)
+    index = Index.create(cache / "index", settings or _settings(args), backend)
     report = index.add([cache / "corpus"])
     print(f"corpus index in {cache}: {report.summary()}", file=sys.stderr)
     return index, cache
@@ -311,7 +310,10 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def backend_config(args: argparse.Namespace) -> BackendConfig:
-    return BackendConfig(args.backend, args.milvus_uri, os.environ.get("QA_MILVUS_TOKEN") or None)
+    """The backend the options name; what they leave unset comes from the environment
+    (`BackendConfig.from_env`, the one place its variables are read)."""
+    env = BackendConfig.from_env()
+    return replace(env, kind=args.backend or env.kind, milvus_uri=args.milvus_uri or env.milvus_uri)
 
 
 def _open(args: argparse.Namespace, **settings):

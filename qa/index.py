@@ -24,8 +24,15 @@ from qa.answer import (
     compose_answer,
     question_terms,
 )
-from qa.backends import MILVUS_LITE_FILE, Backend, BackendConfig, DocumentInfo, exists, open_backend
-from qa.backends import sqlite as sqlite_backend
+from qa.backends import (
+    Backend,
+    BackendConfig,
+    DocumentInfo,
+    exists,
+    in_folder,
+    open_backend,
+    own_files,
+)
 from qa.conversation import standalone_question
 from qa.documents import canonical
 from qa.embedding import Embedder, load_embedder
@@ -42,7 +49,7 @@ MAX_QUESTION_CHARS = 2000
 log = logging.getLogger(__name__)
 # The index's own entries in its folder; a rebuild carries every other one over (e.g. the
 # web app's uploads), and never deletes one.
-_OWN_FILES = frozenset({LOCK, MILVUS_LITE_FILE, *sqlite_backend.FILES})
+_OWN_FILES = frozenset({LOCK, *own_files()})
 
 
 class Index:
@@ -137,10 +144,10 @@ class Index:
         in its folder (SQLite, or Milvus Lite without a URI of its own).
         """
         path, backend = Path(path), backend or BackendConfig()
-        if backend.milvus_uri:
-            raise QAError(f"--rebuild swaps index folders, and this index lives at "
-                          f"{backend.milvus_uri}: remove its documents (qa remove) and index "
-                          "them again, or index into a new Milvus URI")
+        if not in_folder(backend):
+            raise QAError(f"--rebuild swaps index folders, and this index lives outside "
+                          f"{path}: remove its documents (qa remove) and index them again, "
+                          "or index into a new one")
         _finish_swap(path)
         if not path.exists():
             return cls.create(path, settings, backend).add(paths, ray)

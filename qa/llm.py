@@ -29,12 +29,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from qa.answer import Answer, Citation, Claim
+from qa.backends.base import SentenceRow
 from qa.chunking import split_sentences
 from qa.conversation import recent_turns
 from qa.embedding import Embedder
 from qa.errors import QAError
 from qa.search import Hit
-from qa.store import SentenceRow
 
 SUPPORT_THRESHOLD = 0.4
 DEFAULT_TIMEOUT = 20.0

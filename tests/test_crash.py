@@ -41,10 +41,10 @@ import pytest
 
 from qa import Index, QAError
 from qa.backends.sqlite import DATABASE, VECTORS
+from qa.backends.sqlite.store import FileState, Store
 from qa.chunking import Chunk
 from qa.cli import main
 from qa.documents import Document
-from qa.store import FileState, Store
 from tests.servers import ENV, QA
 
 # `qa` that writes its threads' Python stacks to the file $QA_STACKS when sent SIGUSR1

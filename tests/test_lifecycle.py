@@ -21,8 +21,8 @@ import pytest
 
 from qa import Index, QAError
 from qa.backends.sqlite import DATABASE, VECTORS
+from qa.backends.sqlite.store import SCHEMA_VERSION, Store
 from qa.locking import write_lock
-from qa.store import SCHEMA_VERSION, Store
 from tests.conftest import SEED_FILE
 from tests.servers import ENV, QA
 

@@ -1,175 +1,62 @@
 """Backends: where an index's documents, chunks and vectors live, and how they are searched.
 
-`Index` needs one small thing of storage, the `Backend` protocol below, whichever
-engine holds the data: SQLite (the source of truth) with a FAISS index derived
-from it, on one machine; or Milvus (Milvus Lite in one file, or a Milvus server or
-cluster) for a corpus that outgrows one. Both keep every document write atomic
-for readers (a document is wholly old or wholly new), record the model the index
-was built with, and give two rankings, dense and keyword, that `qa.search` fuses
-itself, so answers do not depend on the engine. `tests/test_backends.py` is the
-one contract every backend passes.
+`Index` needs one small thing of storage, the `Backend` protocol (`qa.backends.base`),
+whichever engine holds the data: SQLite (the source of truth) with a FAISS index derived
+from it, on one machine (`qa.backends.sqlite`); or Milvus (Milvus Lite in one file, or a
+Milvus server or cluster) for a corpus that outgrows one (`qa.backends.milvus`). Both keep
+every document write atomic for readers (a document is wholly old or wholly new), record
+the model the index was built with, and give two rankings, dense and keyword, that
+`qa.search` fuses itself, so answers do not depend on the engine.
+
+Each backend is a package that registers itself once, as a `BackendKind` named `KIND`
+(how to open it, whether it exists, its files in the index folder, whether its folder can
+be swapped); the functions here look it up by the configured kind, so nothing outside
+`qa.backends` names a backend's files or settings.
 """
 
-import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import importlib
 from pathlib import Path
-from typing import Literal, Protocol
 
-import numpy as np
+from qa.backends.base import (
+    KINDS,
+    MAX_KEYWORDS,
+    Backend,
+    BackendConfig,
+    BackendKind,
+    ChunkRow,
+    DocumentInfo,
+    FileState,
+    Kind,
+    SentenceRow,
+)
 
-from qa.chunking import Chunk
-from qa.documents import Document
-from qa.errors import QAError
-
-Kind = Literal["sqlite", "milvus"]
-KINDS: tuple[Kind, ...] = ("sqlite", "milvus")
-MILVUS_LITE_FILE = "milvus.db"  # inside the index folder, when no Milvus URI is given
-MAX_KEYWORDS = 64  # distinct words of a question that a keyword search uses
-
-
-@dataclass(frozen=True, slots=True)
-class DocumentInfo:
-    """An indexed document as listed to users."""
-
-    path: str
-    title: str
-    chunks: int
-    indexed_at: str
+__all__ = [
+    "KINDS", "MAX_KEYWORDS", "Backend", "BackendConfig", "BackendKind", "ChunkRow",
+    "DocumentInfo", "FileState", "Kind", "SentenceRow", "exists", "in_folder", "kind_of",
+    "open_backend", "own_files",
+]
 
 
-@dataclass(frozen=True, slots=True)
-class FileState:
-    """What the index knows of a file, to tell whether it changed."""
-
-    size: int
-    mtime: float
-    sha256: str
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkRow:
-    """A stored chunk with what a search hit shows of it."""
-
-    id: int
-    source: str
-    title: str
-    text: str
-    start: int
-    end: int
-    page: int | None
-    vector: np.ndarray
-
-
-@dataclass(frozen=True, slots=True)
-class SentenceRow:
-    """A stored sentence: its span in the document and its vector."""
-
-    chunk_id: int
-    start: int
-    end: int
-    vector: np.ndarray
-
-
-class Backend(Protocol):
-    """What `Index` needs of storage and search. Chunk ids are integers chosen by the backend.
-
-    `within` (paths) limits a search to those documents; `None` searches them all.
-    """
-
-    def meta(self, key: str) -> str | None: ...
-
-    def set_meta(self, values: dict[str, str]) -> None: ...
-
-    def file_states(self) -> dict[str, FileState]: ...
-
-    def put_document(
-        self, document: Document, state: FileState, chunks: Sequence[Chunk],
-        vectors: np.ndarray, sentence_vectors: Sequence[np.ndarray],
-    ) -> None:
-        """Replace the document at its path, atomically for readers."""
-
-    def touch_document(self, path: str, state: FileState) -> None:
-        """Record a new size and mtime for a file whose content did not change."""
-
-    def remove_documents(self, paths: Sequence[str]) -> None: ...
-
-    def documents(self) -> list[DocumentInfo]: ...
-
-    def document_text(self, path: str) -> str | None: ...
-
-    def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]: ...
-
-    def sentences(self, chunk_ids: Sequence[int]) -> list[SentenceRow]:
-        """The sentences of the chunks, by chunk id then position."""
-
-    def term_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """How many chunks hold each of `terms` (Porter stems), and how many chunks there
-        are: the corpus statistics for weighing a question's words in an answer."""
-
-    def dense_search(
-        self, query_vectors: np.ndarray, k: int, within: Sequence[str] | None = None
-    ) -> list[list[int]]:
-        """Per query vector, the ids of the `k` chunks of highest inner product, best first."""
-
-    def keyword_search(
-        self, queries: Sequence[str], k: int, within: Sequence[str] | None = None
-    ) -> list[list[int]]:
-        """Per query, the ids of the `k` best BM25 matches of any of its (stemmed) words."""
-
-    def flush(self) -> None:
-        """Make the writes so far durable and quick to reopen (at the end of a run)."""
-
-    def close(self) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class BackendConfig:
-    """Which backend holds an index.
-
-    kind: "sqlite" (files in the index folder) or "milvus".
-    milvus_uri: a path ending in `.db` is Milvus Lite, embedded in this process;
-        `http(s)://host:19530` is a Milvus server or cluster. Default: Milvus Lite
-        in `<index folder>/milvus.db`.
-    milvus_token: "user:password" or an API key, for a server that asks for one.
-    """
-
-    kind: Kind = "sqlite"
-    milvus_uri: str | None = None
-    milvus_token: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise QAError(f"the backend must be one of {', '.join(KINDS)}, not {self.kind!r}")
-        uri = self.milvus_uri
-        if uri is not None and not (uri.endswith(".db") or uri.startswith(("http://", "https://"))):
-            raise QAError(f"the Milvus URI must be a file ending in .db (Milvus Lite) or "
-                          f"http(s)://host:port (a Milvus server), not {uri!r}")
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] = os.environ) -> "BackendConfig":
-        """From QA_BACKEND, QA_MILVUS_URI and QA_MILVUS_TOKEN."""
-        return cls(environ.get("QA_BACKEND") or "sqlite", environ.get("QA_MILVUS_URI") or None,
-                   environ.get("QA_MILVUS_TOKEN") or None)
+def kind_of(config: BackendConfig) -> BackendKind:
+    """The registration of the configured kind of backend."""
+    return importlib.import_module(f"qa.backends.{config.kind}").KIND
 
 
 def open_backend(folder: Path, config: BackendConfig) -> Backend:
-    """The backend of the index at `folder` (created if missing); its libraries load here."""
-    if config.kind == "sqlite":
-        from qa.backends.sqlite import SQLiteBackend
-
-        return SQLiteBackend(folder)
-    from qa.backends.milvus import MilvusBackend
-
-    return MilvusBackend(config.milvus_uri or str(folder / MILVUS_LITE_FILE), config.milvus_token)
+    """The backend of the index at `folder` (created if missing)."""
+    return kind_of(config).open(folder, config)
 
 
 def exists(folder: Path, config: BackendConfig) -> bool:
     """Whether an index is there to open (without creating one)."""
-    if config.kind == "sqlite":
-        from qa.backends.sqlite import DATABASE
+    return kind_of(config).exists(folder, config)
 
-        return (folder / DATABASE).is_file()
-    if config.milvus_uri and not config.milvus_uri.endswith(".db"):
-        return True  # a server: opening it tells
-    return Path(config.milvus_uri or folder / MILVUS_LITE_FILE).exists()
+
+def in_folder(config: BackendConfig) -> bool:
+    """Whether the index lives wholly in its folder (so a rebuild can swap folders)."""
+    return kind_of(config).in_folder(config)
+
+
+def own_files() -> frozenset[str]:
+    """Every backend's own entries in an index folder."""
+    return frozenset().union(*(kind_of(BackendConfig(kind)).files for kind in KINDS))

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.backends import MAX_KEYWORDS, ChunkRow, DocumentInfo, FileState, SentenceRow
+from qa.backends.base import MAX_KEYWORDS, ChunkRow, DocumentInfo, FileState, SentenceRow
 from qa.chunking import Chunk
 from qa.documents import Document
 from qa.errors import QAError

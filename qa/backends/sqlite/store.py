@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 import numpy as np
 
-from qa.backends import ChunkRow, DocumentInfo, FileState, SentenceRow
+from qa.backends.base import ChunkRow, DocumentInfo, FileState, SentenceRow
 from qa.chunking import Chunk
 from qa.documents import Document
 from qa.errors import QAError

@@ -1,7 +1,7 @@
 """The SQLite + FAISS backend: an index as files in one folder, on one machine.
 
-SQLite (`qa.store`) is the source of truth, FTS5 gives the keyword ranking, and
-FAISS (`qa.vectors`) the dense one. The FAISS index is derived: every store
+SQLite (`store`) is the source of truth, FTS5 gives the keyword ranking, and
+FAISS (`vectors`) the dense one. The FAISS index is derived: every store
 transaction bumps a generation number, the in-memory FAISS index is kept in step
 with each write (under one lock, so no search sees one without the other), and
 it is saved beside the database with the database's identity and the generation
@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.backends import MAX_KEYWORDS, ChunkRow, DocumentInfo, FileState, SentenceRow
+from qa.backends.base import MAX_KEYWORDS, ChunkRow, DocumentInfo, FileState, SentenceRow
+from qa.backends.sqlite.store import Store
+from qa.backends.sqlite.vectors import VectorIndex
 from qa.chunking import Chunk
 from qa.documents import Document
 from qa.locking import try_write_lock
-from qa.store import Store
-from qa.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 DATABASE = "index.sqlite3"
