@@ -7,10 +7,8 @@ the rankings and `qa.answer`/`qa.llm` write the answer. Writers hold a lock file
 the index folder, so two indexing runs on this machine never write at once.
 """
 
-import logging
-import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import suppress
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from typing import Literal
@@ -31,7 +29,6 @@ from qa.backends import (
     exists,
     in_folder,
     open_backend,
-    own_files,
 )
 from qa.conversation import standalone_question
 from qa.documents import canonical
@@ -39,17 +36,14 @@ from qa.embedding import Embedder, load_embedder
 from qa.errors import QAError
 from qa.ingest import Report
 from qa.llm import LLMConfig, llm_answer, rewrite_question
-from qa.locking import LOCK, write_lock
+from qa.locking import write_lock
+from qa.rebuild import finish_swap, swap_in
 from qa.search import MODES, Hit, Mode, check_choice, check_k, search
 from qa.settings import DEFAULT_MODEL, Settings
 
 AnswerMode = Literal["extractive", "llm"]
 ANSWER_MODES: tuple[AnswerMode, ...] = ("extractive", "llm")
 MAX_QUESTION_CHARS = 2000
-log = logging.getLogger(__name__)
-# The index's own entries in its folder; a rebuild carries every other one over (e.g. the
-# web app's uploads), and never deletes one.
-_OWN_FILES = frozenset({LOCK, *own_files()})
 
 
 class Index:
@@ -73,7 +67,7 @@ class Index:
     ) -> "Index":
         """Open an existing index; QAError if there is none or its model differs."""
         path, backend = Path(path), backend or BackendConfig()
-        _finish_swap(path)
+        finish_swap(path)
         try:
             found = exists(path, backend)
         except OSError as error:
@@ -89,7 +83,7 @@ class Index:
     ) -> "Index":
         """Open the index at `path`, creating an empty one if there is none."""
         path = Path(path)
-        _finish_swap(path)
+        finish_swap(path)
         if path.exists() and not path.is_dir():
             raise QAError(f"the index path {path} is a file, not a folder: "
                           "give another --index")
@@ -148,34 +142,20 @@ class Index:
             raise QAError(f"--rebuild swaps index folders, and this index lives outside "
                           f"{path}: remove its documents (qa remove) and index them again, "
                           "or index into a new one")
-        _finish_swap(path)
+        finish_swap(path)
         if not path.exists():
             return cls.create(path, settings, backend).add(paths, ray)
         with write_lock(path):
-            return cls._rebuild_locked(paths, path, settings, backend, ray)
+            return swap_in(path, lambda fresh: cls._fill(fresh, paths, settings, backend, ray))
 
     @classmethod
-    def _rebuild_locked(
-        cls, paths: Iterable[str | Path], path: Path, settings: Settings | None,
+    def _fill(
+        cls, folder: Path, paths: Iterable[str | Path], settings: Settings | None,
         backend: BackendConfig, ray: bool | str,
     ) -> Report:
-        fresh, old = _sibling(path, "rebuild"), _sibling(path, "old")
-        for left in (fresh, old):  # by a rebuild that crashed: what it carried over comes back
-            if left.exists():
-                _carry_over(left, path)
-                _discard(left)
-            if left.exists():
-                raise QAError(f"{left} holds files that are not the index's (kept by an "
-                              "earlier rebuild): move them away, then rebuild again")
-        index = cls.create(fresh, settings, backend)
-        report = index.add(paths, ray)
-        index.close()
-        _carry_over(path, fresh)  # what else lives in the folder stays with it
-        path.rename(old)  # a crash from here on is finished by _finish_swap
-        fresh.rename(path)
-        _carry_over(old, path)  # anything added to the old folder meanwhile
-        _discard(old)
-        return report
+        """Index `paths` into a new index at `folder`, and close it."""
+        with closing(cls.create(folder, settings, backend)) as index:
+            return index.add(paths, ray)
 
     def close(self) -> None:
         self.backend.close()
@@ -301,57 +281,6 @@ class Index:
                 self.backend.remove_documents(doomed)
                 self.backend.flush()
         return len(doomed)
-
-
-def _sibling(path: Path, suffix: str) -> Path:
-    return path.with_name(f"{path.name}.{suffix}")
-
-
-def _finish_swap(path: Path) -> None:
-    """Finish a rebuild's folder swap that a crash interrupted between its two renames:
-    the old folder is moved away only once the new one is complete."""
-    fresh, old = _sibling(path, "rebuild"), _sibling(path, "old")
-    if path.exists() or not old.is_dir() or not fresh.is_dir():
-        return
-    try:
-        with write_lock(old):  # the lock the rebuild held: it is not still running
-            if path.exists() or not fresh.is_dir():
-                return
-            fresh.rename(path)
-            _carry_over(old, path)
-            _discard(old)
-    except QAError:
-        if not path.exists():  # else the rebuild finished the swap itself meanwhile
-            raise
-
-
-def _carry_over(source: Path, target: Path, own: frozenset[str] = _OWN_FILES) -> None:
-    """Move what is not the index's own from folder `source` into `target`, merging
-    folders of the same name; an entry whose name `target` already has stays."""
-    for entry in source.iterdir():
-        there = target / entry.name
-        if entry.name in own:
-            continue
-        if not there.exists():
-            entry.rename(there)
-        elif entry.is_dir() and there.is_dir() and not entry.is_symlink():
-            _carry_over(entry, there, frozenset())
-            with suppress(OSError):
-                entry.rmdir()
-
-
-def _discard(folder: Path) -> None:
-    """Delete an index folder's own files, and the folder if nothing else is left in it."""
-    for name in _OWN_FILES:
-        own = folder / name
-        if own.is_dir() and not own.is_symlink():  # Milvus Lite's milvus.db is a folder
-            shutil.rmtree(own)
-        else:
-            own.unlink(missing_ok=True)
-    try:
-        folder.rmdir()
-    except OSError:
-        log.warning("kept %s: it holds files that are not the index's", folder)
 
 
 def _clean_question(question: str) -> str:
