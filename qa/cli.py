@@ -100,6 +100,8 @@ def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
                        help="read and embed the files on a Ray cluster: a local one (this "
                             "machine's CPUs) without ADDRESS, else auto, HOST:PORT or "
                             "ray://HOST:10001")
+    index.add_argument("--collection", metavar="NAME",
+                       help="put the documents in this collection (created if needed)")
     index.set_defaults(run=_index)
 
     for name, run, help_text in (("ask", _ask, "answer a question with citations"),
@@ -109,6 +111,11 @@ def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
         command.add_argument("-k", type=float, default=None,
                              help=f"how many passages (1 to {MAX_K})")
         command.add_argument("--json", action="store_true", help="print JSON")
+        command.add_argument("--collection", action="append", metavar="NAME",
+                             help="only the documents of this collection (repeatable)")
+        command.add_argument("--within", action="append", metavar="PATH",
+                             help="only this document, or the documents under this folder "
+                                  "(repeatable)")
         command.set_defaults(run=run)
     commands.choices["search"].add_argument(  # checked by the library, as -k is
         "--mode", default="hybrid", help=f"{', '.join(MODES)} (default: %(default)s)"
@@ -131,6 +138,8 @@ def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
     mcp.set_defaults(run=_mcp)
 
     _add_eval(commands, common)
+
+    _add_collections(commands, common)
 
     remove = commands.add_parser("remove", parents=[common], help="remove documents")
     remove.add_argument("paths", nargs="+", help="files, or folders to remove all within")
@@ -347,7 +356,7 @@ def _index(args: argparse.Namespace) -> int:
         report = Index.rebuild(paths, args.index, _settings(args), backend_config(args), ray)
     elif args.paths:
         index = Index.create(args.index, _settings(args), backend_config(args))
-        report = index.add(args.paths, ray)
+        report = index.add(args.paths, ray, collection=args.collection)
     else:
         raise QAError("name the files or folders to index")
     for path, reason in report.failed:
@@ -363,7 +372,8 @@ def _ask(args: argparse.Namespace) -> int:
     index.llm = llm_config(args)
     mode = "llm" if args.llm else "extractive"
     answer = None
-    for event in index.ask_stream(args.question, k=args.k, mode=mode):
+    for event in index.ask_stream(args.question, k=args.k, mode=mode, within=args.within,
+                                  collections=args.collection):
         if isinstance(event, str):
             if not args.json:
                 print(event, end="", flush=True)
@@ -391,7 +401,8 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
-    hits = _open(args).search(args.question, k=args.k, mode=args.mode)
+    hits = _open(args).search(args.question, k=args.k, mode=args.mode, within=args.within,
+                              collections=args.collection)
     if args.json:
         _print_json({"question": args.question, "hits": [hit.to_dict() for hit in hits]})
         return 0
@@ -424,6 +435,49 @@ def _remove(args: argparse.Namespace) -> int:
             print(f"qa: not in the index: {path}", file=sys.stderr)
             status = 1
     return status
+
+
+def _add_collections(commands: argparse._SubParsersAction, common) -> None:
+    parser = commands.add_parser("collections", parents=[common],
+                                 help="list, create, rename and delete collections")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    actions.add_parser("create", help="a new, empty collection").add_argument("name")
+    rename = actions.add_parser("rename", help="rename a collection")
+    rename.add_argument("name")
+    rename.add_argument("new_name")
+    actions.add_parser("delete", help="delete a collection (its documents stay indexed)"
+                       ).add_argument("name")
+    for action, help_text in (("add", "put indexed documents in a collection"),
+                              ("discard", "take documents out of a collection")):
+        command = actions.add_parser(action, help=help_text)
+        command.add_argument("name")
+        command.add_argument("paths", nargs="+", help="documents, or folders of documents")
+    parser.set_defaults(run=_collections)
+
+
+def _collections(args: argparse.Namespace) -> int:
+    index = _open(args)
+    collections = index.collections
+    if args.action == "create":
+        print(f"created {collections.create(args.name)!r}")
+    elif args.action == "rename":
+        print(f"renamed {args.name!r} to {collections.rename(args.name, args.new_name)!r}")
+    elif args.action == "delete":
+        collections.delete(args.name)
+        print(f"deleted {args.name!r} (its documents stay in the index)")
+    elif args.action in ("add", "discard"):
+        paths = index.documents_under(args.paths)
+        if not paths:
+            raise QAError(f"no indexed document at {', '.join(args.paths)}")
+        (collections.add if args.action == "add" else collections.discard)(args.name, paths)
+        print(f"{'added' if args.action == 'add' else 'took'} {len(paths)} document(s) "
+              f"{'to' if args.action == 'add' else 'out of'} {args.name!r}")
+    else:
+        counts = collections.counts()
+        for name, count in counts.items():
+            print(f"{name}\t{count} documents")
+        print(f"{len(counts)} collections")
+    return 0
 
 
 def _mcp(args: argparse.Namespace) -> int:

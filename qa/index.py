@@ -30,6 +30,7 @@ from qa.backends import (
     in_folder,
     open_backend,
 )
+from qa.collections import Collections, check_name
 from qa.conversation import standalone_question
 from qa.documents import canonical
 from qa.embedding import Embedder, load_embedder
@@ -56,6 +57,7 @@ class Index:
         self.backend = backend
         self.settings = settings
         self._embedder = embedder
+        self.collections = Collections(path)
         self.llm: LLMConfig | None = LLMConfig.from_env()
 
     # -- opening -----------------------------------------------------------------
@@ -174,45 +176,51 @@ class Index:
 
     def search(
         self, question: str, k: int | None = None, mode: Mode = "hybrid",
-        within: Sequence[str | Path] | None = None,
+        within: Sequence[str | Path] | None = None, collections: Sequence[str] | None = None,
     ) -> list[Hit]:
         """The passages that best match `question`, best first.
 
-        within: search only the documents at these paths.
+        within: search only the documents at these paths (or under these folders);
+        collections: only the documents of these collections (with `within`: of either).
         """
-        return self.search_many([question], k, mode, within)[0]
+        return self.search_many([question], k, mode, within, collections)[0]
 
     def search_many(
         self, questions: Sequence[str], k: int | None = None, mode: Mode = "hybrid",
-        within: Sequence[str | Path] | None = None,
+        within: Sequence[str | Path] | None = None, collections: Sequence[str] | None = None,
     ) -> list[list[Hit]]:
         queries = [_clean_question(question) for question in questions]
         k = check_k(self.settings.k if k is None else k)
-        return self._search(queries, k, check_choice("mode", mode, MODES), within)[1]
+        scope = self._scope(within, collections)
+        return self._search(queries, k, check_choice("mode", mode, MODES), scope)[1]
 
     def ask(
         self, question: str, history: Sequence[tuple[str, str]] = (), k: int | None = None,
         within: Sequence[str | Path] | None = None, mode: AnswerMode = "extractive",
+        collections: Sequence[str] | None = None,
     ) -> Answer:
         """A short answer to `question` from the documents, with `[n]` citations.
 
         history: earlier (question, answer) turns, oldest first, for follow-ups.
-        within: answer only from the documents at these paths.
+        within: answer only from the documents at these paths (or under these folders);
+        collections: only from the documents of these collections (with `within`: of either).
         mode: "extractive" quotes the documents; "llm" has the configured language model
             (`self.llm`) write the answer, and checks it (see `qa.llm`).
         """
-        *_, answer = self.ask_stream(question, history, k, within, mode)
+        *_, answer = self.ask_stream(question, history, k, within, mode, collections)
         return answer
 
     def ask_stream(
         self, question: str, history: Sequence[tuple[str, str]] = (), k: int | None = None,
         within: Sequence[str | Path] | None = None, mode: AnswerMode = "extractive",
+        collections: Sequence[str] | None = None,
     ) -> Iterator[str | Answer]:
         """Like `ask`, for showing the answer as it is written: yields pieces of an LLM's
         text as they arrive (none in extractive mode), then the final, checked Answer."""
         question = _clean_question(question)
         k = check_k(self.settings.k if k is None else k)
         llm = self._llm_for(mode)
+        within = self._scope(within, collections)
         query = (llm and history and rewrite_question(llm, question, history)
                  or standalone_question(question, history))
         # the sentences of the top ANSWER_PASSAGES passages compete, whatever k asks for
@@ -237,27 +245,38 @@ class Index:
                           "QA_LLM_MODEL (or pass --llm-base-url and --llm-model)")
         return self.llm
 
+    def _scope(
+        self, within: Sequence[str | Path] | None, collections: Sequence[str] | None
+    ) -> list[str] | None:
+        """The documents a search is limited to (None: every document)."""
+        if within is None and not collections:
+            return None
+        paths = self.documents_under(within) if within else []
+        return paths + (self.collections.paths(collections) if collections else [])
+
     def _search(
-        self, queries: list[str], k: int, mode: Mode, within: Sequence[str | Path] | None = None
+        self, queries: list[str], k: int, mode: Mode, within: list[str] | None = None
     ) -> tuple[np.ndarray, list[list[Hit]]]:
         query_vectors = self._embedder.embed(queries)
-        paths = None if within is None else [str(canonical(p)) for p in within]
-        return query_vectors, search(self.backend, query_vectors, queries, k, mode, paths)
+        return query_vectors, search(self.backend, query_vectors, queries, k, mode, within)
 
     # -- writing -----------------------------------------------------------------
 
     def add(
         self, paths: Iterable[str | Path], ray: bool | str = False,
-        progress: Callable[[int, int], None] | None = None,
+        progress: Callable[[int, int], None] | None = None, collection: str | None = None,
     ) -> Report:
         """Index new and changed files under `paths`; drop indexed files that vanished there.
 
         Documents indexed from other paths are left as they are. ray: embed on a Ray
         cluster (True: a local one; a string: the address of one), see `qa.distributed`.
         progress: called as progress(passages embedded, passages to embed) while embedding
-        in this process.
+        in this process. collection: put the documents under `paths` in this collection
+        (created if needed).
         """
         paths = [canonical(p) for p in paths]
+        if collection is not None:
+            collection = check_name(collection)
         with write_lock(self.path):
             if ray is False:
                 report = ingest.ingest(self.backend, paths, self.settings, self._embedder,
@@ -268,18 +287,29 @@ class Index:
                 address = None if ray is True else ray
                 report = ray_ingest(self.backend, paths, self.settings, address)
             self.backend.flush()
+            if collection is not None:
+                self.collections.add(collection, self._paths_under(paths))
         return report
+
+    def documents_under(self, paths: Iterable[str | Path]) -> list[str]:
+        """The indexed documents at, or under the folders at, `paths`."""
+        return self._paths_under([canonical(p) for p in paths])
+
+    def _paths_under(self, roots: Sequence[Path]) -> list[str]:
+        """The indexed documents at or under `roots`."""
+        return [p for p in self.backend.file_states()
+                if any(ingest.is_within(Path(p), root) for root in roots)]
 
     def remove(self, path: str | Path) -> int:
         """Remove the document at `path`, or all documents under the folder `path`."""
         # as indexed (links and '..' resolved), or as named, for a file indexed so before
         targets = {canonical(path), Path(path).expanduser().absolute()}
         with write_lock(self.path):
-            doomed = [p for p in self.backend.file_states()
-                      if any(ingest.is_within(Path(p), target) for target in targets)]
+            doomed = self._paths_under(list(targets))
             if doomed:
                 self.backend.remove_documents(doomed)
                 self.backend.flush()
+                self.collections.forget(doomed)
         return len(doomed)
 
 
