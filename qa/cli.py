@@ -325,11 +325,12 @@ def backend_config(args: argparse.Namespace) -> BackendConfig:
     return replace(env, kind=args.backend or env.kind, milvus_uri=args.milvus_uri or env.milvus_uri)
 
 
-def _open(args: argparse.Namespace, **settings):
+def _open(args: argparse.Namespace, llm=None, **settings):
     """The index of `args`, with its settings from `args` and then `settings`."""
     from qa.index import Index
 
-    return Index.open(args.index, replace(_settings(args), **settings), backend_config(args))
+    return Index.open(args.index, replace(_settings(args), **settings), backend_config(args),
+                      llm)
 
 
 def _indexed_paths(args: argparse.Namespace) -> list[str]:
@@ -368,17 +369,14 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    index = _open(args)
-    index.llm = llm_config(args)
+    index = _open(args, llm=llm_config(args))
     mode = "llm" if args.llm else "extractive"
-    answer = None
-    for event in index.ask_stream(args.question, k=args.k, mode=mode, within=args.within,
-                                  collections=args.collection):
-        if isinstance(event, str):
-            if not args.json:
-                print(event, end="", flush=True)
-        else:
-            answer = event
+    response = index.ask_stream(args.question, k=args.k, mode=mode, within=args.within,
+                                collections=args.collection)
+    for piece in response:
+        if not args.json:
+            print(piece, end="", flush=True)
+    answer = response.answer()
     if args.json:
         _print_json(answer.to_dict())
         return 0
@@ -487,9 +485,7 @@ def _mcp(args: argparse.Namespace) -> int:
         raise QAError(f"qa mcp needs its extra ({error.name} is missing): "
                       "pip install 'qa[mcp]'") from error
 
-    index = _open(args)
-    index.llm = llm_config(args)
-    serve(index)
+    serve(_open(args, llm=llm_config(args)))
     return 0
 
 

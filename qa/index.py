@@ -7,7 +7,7 @@ the rankings and `qa.answer`/`qa.llm` write the answer. Writers hold a lock file
 the index folder, so two indexing runs on this machine never write at once.
 """
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
@@ -39,6 +39,7 @@ from qa.ingest import Report
 from qa.llm import LLMConfig, llm_answer, rewrite_question
 from qa.locking import write_lock
 from qa.rebuild import finish_swap, swap_in
+from qa.response import Response
 from qa.search import MODES, Hit, Mode, check_choice, check_k, search
 from qa.settings import DEFAULT_MODEL, Settings
 
@@ -51,23 +52,27 @@ class Index:
     """An index folder and the backend holding its documents (see `qa.backends`)."""
 
     def __init__(
-        self, path: Path, backend: Backend, embedder: Embedder, settings: Settings
+        self, path: Path, backend: Backend, embedder: Embedder, settings: Settings,
+        llm: LLMConfig | None = None,
     ) -> None:
         self.path = path
         self.backend = backend
         self.settings = settings
         self._embedder = embedder
         self.collections = Collections(path)
-        self.llm: LLMConfig | None = LLMConfig.from_env()
+        self.llm = llm  # the language model of mode="llm" answers, if any
 
     # -- opening -----------------------------------------------------------------
 
     @classmethod
     def open(
         cls, path: str | Path = ".qa-index", settings: Settings | None = None,
-        backend: BackendConfig | None = None,
+        backend: BackendConfig | None = None, llm: LLMConfig | None = None,
     ) -> "Index":
-        """Open an existing index; QAError if there is none or its model differs."""
+        """Open an existing index; QAError if there is none or its model differs.
+
+        llm: the language model that writes mode="llm" answers (None: quoted answers only).
+        """
         path, backend = Path(path), backend or BackendConfig()
         finish_swap(path)
         try:
@@ -76,12 +81,12 @@ class Index:
             raise QAError(f"cannot read the index at {path}: {error.strerror}") from error
         if not found:
             raise QAError(f"no index at {path}: create one with `qa index PATHS`")
-        return cls._connect(path, settings or Settings(), backend, create=False)
+        return cls._connect(path, settings or Settings(), backend, create=False, llm=llm)
 
     @classmethod
     def create(
         cls, path: str | Path = ".qa-index", settings: Settings | None = None,
-        backend: BackendConfig | None = None,
+        backend: BackendConfig | None = None, llm: LLMConfig | None = None,
     ) -> "Index":
         """Open the index at `path`, creating an empty one if there is none."""
         path = Path(path)
@@ -93,7 +98,8 @@ class Index:
             path.mkdir(mode=0o700, parents=True, exist_ok=True)  # documents can be private
         except OSError as error:
             raise QAError(f"cannot create the index folder {path}: {error.strerror}") from error
-        return cls._connect(path, settings or Settings(), backend or BackendConfig(), create=True)
+        return cls._connect(path, settings or Settings(), backend or BackendConfig(), create=True,
+                            llm=llm)
 
     @classmethod
     def build(
@@ -107,7 +113,8 @@ class Index:
 
     @classmethod
     def _connect(
-        cls, path: Path, settings: Settings, config: BackendConfig, create: bool
+        cls, path: Path, settings: Settings, config: BackendConfig, create: bool,
+        llm: LLMConfig | None = None,
     ) -> "Index":
         backend = open_backend(path, config)
         recorded = backend.meta("model")
@@ -126,7 +133,7 @@ class Index:
         embedder = load_embedder(settings.model, settings.batch_size)  # loads on first use
         if not recorded:
             backend.set_meta({"model": settings.model, "dim": str(embedder.dim)})
-        return cls(path, backend, embedder, settings)
+        return cls(path, backend, embedder, settings, llm)
 
     @classmethod
     def rebuild(
@@ -207,16 +214,16 @@ class Index:
         mode: "extractive" quotes the documents; "llm" has the configured language model
             (`self.llm`) write the answer, and checks it (see `qa.llm`).
         """
-        *_, answer = self.ask_stream(question, history, k, within, mode, collections)
-        return answer
+        return self.ask_stream(question, history, k, within, mode, collections).answer()
 
     def ask_stream(
         self, question: str, history: Sequence[tuple[str, str]] = (), k: int | None = None,
         within: Sequence[str | Path] | None = None, mode: AnswerMode = "extractive",
         collections: Sequence[str] | None = None,
-    ) -> Iterator[str | Answer]:
-        """Like `ask`, for showing the answer as it is written: yields pieces of an LLM's
-        text as they arrive (none in extractive mode), then the final, checked Answer."""
+    ) -> Response:
+        """Like `ask`, for showing the answer as it is written: iterate the Response for the
+        pieces of a language model's text as they arrive (none in extractive mode), then
+        call its `answer()` for the final, checked Answer."""
         question = _clean_question(question)
         k = check_k(self.settings.k if k is None else k)
         llm = self._llm_for(mode)
@@ -233,9 +240,9 @@ class Index:
                                     self.settings.min_score, frequencies)
         extractive = replace(extractive, question=question)
         if llm is None or not extractive.found:  # nothing relevant: no need to ask a model
-            yield extractive
-            return
-        yield from llm_answer(llm, question, hits[:k], extractive, self._embedder, sentences)
+            return Response.of(extractive)
+        return Response(llm_answer(llm, question, hits[:k], extractive, self._embedder,
+                                   sentences))
 
     def _llm_for(self, mode: AnswerMode) -> LLMConfig | None:
         if check_choice("answer mode", mode, ANSWER_MODES) == "extractive":

@@ -23,7 +23,7 @@ is asked to cite them as [n]. What it writes is then checked, never trusted:
 import os
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -156,17 +156,17 @@ def answer_messages(question: str, hits: Sequence[Hit]) -> list[dict]:
 def llm_answer(
     config: LLMConfig, question: str, hits: Sequence[Hit], fallback: Answer,
     embedder: Embedder, sentences: Sequence[SentenceRow],
-) -> Iterator[str | Answer]:
-    """Stream the model's answer, then yield it checked; on failure yield `fallback`."""
+) -> Generator[str, None, Answer]:
+    """Stream the model's answer, then return it checked; on failure return `fallback`."""
     parts = []
     try:
         for piece in stream_text(config, answer_messages(question, hits)):
             parts.append(piece)
             yield piece
         checked = check_answer(question, "".join(parts), hits, embedder, sentences)
-        yield replace(checked, score=fallback.score)
+        return replace(checked, score=fallback.score)
     except LLMError as error:
-        yield replace(fallback, notice=f"The language model gave no usable answer ({error}); "
+        return replace(fallback, notice=f"The language model gave no usable answer ({error}); "
                                        "this answer quotes the documents instead.")
 
 

@@ -202,7 +202,7 @@ def test_the_index_folder_is_private(tmp_path, seed_copy):
 def test_a_large_vector_index_is_approximate_and_still_adds_and_removes(monkeypatch):
     import numpy as np
 
-    from qa import vectors
+    from qa.backends.sqlite import vectors
 
     monkeypatch.setattr(vectors, "APPROX_MIN", 2_000)
     rng = np.random.default_rng(0)

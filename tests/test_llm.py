@@ -46,9 +46,10 @@ def llm_index(seed_index, server):
 
 
 def test_the_answer_streams_and_its_citation_is_checked(llm_index):
-    events = list(llm_index.ask_stream("Who has resigned?", mode="llm"))
+    response = llm_index.ask_stream("Who has resigned?", mode="llm")
 
-    *pieces, answer = events
+    pieces = list(response)
+    answer = response.answer()
     assert len(pieces) > 3 and all(isinstance(p, str) for p in pieces)
     assert answer.mode == "llm" and answer.found and answer.notice is None
     assert "".join(pieces).strip() == answer.text

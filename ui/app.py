@@ -65,9 +65,9 @@ class ChatApp:
         self.index_dir = canonical(index_dir)  # as indexing stores paths: uploads match
         self.uploads_dir = self.index_dir / UPLOADS
         self.max_bytes = max_upload_mb * 1_000_000
-        self.index = Index.create(self.index_dir, Settings(max_file_mb=max_upload_mb), backend)
+        self.index = Index.create(self.index_dir, Settings(max_file_mb=max_upload_mb), backend,
+                                  llm)
         self.index.warm_up()  # the first question should not wait for the model to load
-        self.index.llm = llm or self.index.llm
         for _, note in self.index_files([]):  # uploads a crash or a busy index left behind
             print(f"qa serve: {note}", file=sys.stderr)
 
@@ -80,14 +80,12 @@ class ChatApp:
             return
         written = ""
         try:
-            for event in self.index.ask_stream(
-                message, history=history_pairs(history), k=k, mode=mode
-            ):
-                if isinstance(event, str):  # an LLM's answer, as it is written
-                    written += event
-                    yield render.answer_html(written)
-                else:
-                    answer = event
+            response = self.index.ask_stream(message, history=history_pairs(history), k=k,
+                                             mode=mode)
+            for piece in response:  # an LLM's answer, as it is written
+                written += piece
+                yield render.answer_html(written)
+            answer = response.answer()
             cited = answer.citations if answer.found else []
             sources = render.sources_html(cited, self.index.document_text)
         except QAError as error:
