@@ -66,6 +66,8 @@ MIN_QUOTE_WORDS = 3
 TYPO_SIMILARITY, MIN_TYPO_LENGTH = 0.85, 5
 MAX_TYPOS = 8  # question words looked up so, at most: each is compared with every held word
 NOT_FOUND = "The documents do not contain an answer to this question."
+NO_DOCUMENTS = ("No documents are indexed yet: add some with `qa index FOLDER` or upload "
+                "them in the chat.")
 _REFERS_BACK = re.compile(
     r"(it|its|this|these|that|those|he|his|she|her|they|their|them|but|however|also|such|"
     r"both|then|there)\b", re.IGNORECASE)
@@ -100,7 +102,8 @@ class Citation:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A short answer with `[n]` markers; `found` is False when the documents lack it.
+    """A short answer with `[n]` markers; `found` is False when the documents lack it,
+    and then `text` says why: NOT_FOUND, or NO_DOCUMENTS when the index holds none.
 
     mode: "extractive" (quoted sentences) or "llm" (written by a language model,
         its claims checked against the passages they cite).
