@@ -1,8 +1,7 @@
 """Answer: a short extractive answer whose every sentence cites the passage it is from.
 
-No language model is needed. Each sentence of the top passages is scored by five
-signals, the first four chosen and weighed on reading-comprehension data (SQuAD
-articles with an even title hash; the odd ones held out, see `qa eval squad`):
+No language model is needed. Each sentence of the top passages gets named signals
+(`Signals`), each with its weight in WEIGHTS; the score is their weighted sum:
 
 - coverage: the share of the question's content words (unaccented Porter stems,
   weighted by their inverse document frequency over the whole index, so "California"
@@ -11,28 +10,22 @@ articles with an even title hash; the odd ones held out, see `qa eval squad`):
   question often names what a neighbouring sentence said ("It was built in...");
 - similarity: the cosine similarity of the sentence's vector (embedded in its
   passage's context at indexing time, so no model call here) to the question's;
-- answer type: a "when" question wants a date, "how many" a number, "who" and
-  "where" a name the question does not already hold;
-- doer: a "who did it" question ("Who has resigned...?") wants a name just before
-  the asked verb, where the sentence says it happened: not negated ("no plans to
-  resign"), not wished for ("called for them to resign").
+- answer type and doer: whether the sentence gives what the question asks for (a
+  date, a number, a name; who did it), rules of `qa.question_kinds`.
 
-Weights (fitted by a listwise softmax, rounded): 4, 1.5, 6 and 2; on the held-out
-article they quote a sentence holding the answer first 0.903 of the time (0.935 with the
-joined quotes and misspellings below), against 0.755 on all articles for the cosine/BM25
-rank fusion they replace. The doer cue (weight 3) was added for questions over the seed
-article; it fires on 6 of the 412 SQuAD questions and changes none of their answers. The
-best sentence is quoted, and a second when it scores close behind, is itself similar to
-the question and is as much an answer of the kind asked (a date, a name, the doer) as
-the best is. A sentence that starts by referring back ("It", "This", "But"...) brings
-its previous sentence when that holds question words it lacks; a second quote that
-overlaps the first or follows it in the same paragraph is joined to it, so no sentence
-is read twice. A question word that no candidate holds is read as the closest word one
-does ("snowbaorder"). Headings and labels are never quoted. A statement rather than a
-question (a claim to find evidence for) is answered by the cosine and sentence-BM25 rank
-fusion, which finds SciFact's evidence more often. When even the most similar sentence
-is not similar enough, the answer says plainly that the documents do not contain it and
-cites nothing.
+The first four weights were fitted by a listwise softmax on reading-comprehension data
+(`qa eval squad`, judged per article) and rounded; they replace a cosine/BM25 rank fusion
+that found the answer far less often. The best sentence is quoted, and a second when it
+scores close behind, is itself similar to the question and is as much an answer of the
+kind asked (KIND_SIGNALS) as the best is. A sentence that starts by referring back
+("It", "This", "But"...) brings its previous sentence when that holds question words it
+lacks; a second quote that overlaps the first or follows it in the same paragraph is
+joined to it, so no sentence is read twice. A question word that no candidate holds is
+read as the closest word one does ("snowbaorder"). Headings and labels are never quoted.
+A statement rather than a question (a claim to find evidence for) is answered by the
+cosine and sentence-BM25 rank fusion, which finds SciFact's evidence more often. When
+even the most similar sentence is not similar enough, the answer says plainly that the
+documents do not contain it and cites nothing.
 """
 
 import difflib
@@ -40,20 +33,26 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 from qa.backends.base import SentenceRow
+from qa.question_kinds import (
+    WORD,
+    answer_type,
+    asked_verb,
+    content_words,
+    names_the_doer,
+)
 from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
 
 ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
-SIGNALS = ("coverage", "window", "similarity", "answer_type", "doer")
 WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0}
 # a second quote must be an answer of the kind asked as much as the first is (a date, a
 # name, the doer): not merely close behind it
-_KIND = [SIGNALS.index("answer_type"), SIGNALS.index("doer")]
+KIND_SIGNALS = ("answer_type", "doer")
 # A statement rather than a question (a claim to find evidence for, as in SciFact) is
 # answered as before these weights: cosine and sentence BM25 fused by rank, over the top
 # three passages, one quote. On SciFact's evidence that beats the question scorer
@@ -67,54 +66,16 @@ MIN_QUOTE_WORDS = 3
 TYPO_SIMILARITY, MIN_TYPO_LENGTH = 0.85, 5
 MAX_TYPOS = 8  # question words looked up so, at most: each is compared with every held word
 NOT_FOUND = "The documents do not contain an answer to this question."
-_WORD = re.compile(r"\w+")
-_STOPWORDS = frozenset((
-    "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and",
-    "or", "but", "nor", "is", "are", "was", "were", "be", "been", "being", "am", "do",
-    "does", "did", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
-    "that", "this", "these", "those", "it", "its", "as", "into", "than", "then", "there",
-    "their", "they", "them", "he", "him", "his", "she", "her", "hers", "has", "have", "had",
-    "having", "not", "no", "can", "could", "would", "should", "will", "shall", "may",
-    "might", "must", "about", "over", "under", "after", "before", "during", "between",
-    "through", "up", "down", "out", "off", "also", "such", "any", "some", "many", "much",
-    "more", "most", "other", "s", "i", "you", "your", "we", "our", "us", "me", "my",
-))
+NO_DOCUMENTS = ("No documents are indexed yet: add some with `qa index FOLDER` or upload "
+                "them in the chat.")
 _REFERS_BACK = re.compile(
     r"(it|its|this|these|that|those|he|his|she|her|they|their|them|but|however|also|such|"
     r"both|then|there)\b", re.IGNORECASE)
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-_SENTENCE_END = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
 _QUESTION_START = re.compile(
     r"(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
     r"will|would|should|has|have|had)\b", re.I)
-_TIME_QUESTION = re.compile(
-    r"\b(when|what year|which year|what decade|what century|what date|how long ago)\b", re.I)
-_NUMBER_QUESTION = re.compile(
-    r"\b(how many|how much|what percent|what percentage|how large|how big|how long|how far|"
-    r"how old|how high|how tall|what population)\b", re.I)
-_NAME_QUESTION = re.compile(r"\b(who|whom|whose|where)\b", re.I)
-# "Who has already resigned...": the words between "who" and its verb; a copula or "did"
-# there makes it a question of another kind ("Who is...", "Who did they...").
-_BEFORE_VERB = frozenset((
-    "has", "have", "had", "to", "will", "would", "can", "could", "should", "may", "might",
-    "must", "already", "also", "else", "first", "still", "just", "now", "once", "later",
-    "then", "ever", "never", "actually",
-))
-_NOT_A_DOER_QUESTION = frozenset(("is", "are", "was", "were", "be", "been", "do", "does", "did"))
-# before a verb, these say it did not happen, or not yet: negated, wished, supposed
-_NOT_HAPPENED = frozenset((
-    "no", "not", "never", "nor", "neither", "without", "cannot", "t", "to", "if", "whether",
-    "should", "would", "could", "might", "may", "must", "unless",
-))
-DOER_SPAN = 3  # words before the verb where the doer's name may stand
-# a noun made from the verb names the act but does not say it happened ("his resignation")
-_NOUN_ENDINGS = ("tion", "sion", "ment", "ance", "ence", "al")
-_TIME = re.compile(
-    r"\b(1\d{3}|20\d{2})s?\b|\b(january|february|march|april|may|june|july|august|"
-    r"september|october|november|december|century|centuries)\b", re.I)
-_NUMBER = re.compile(
-    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
-    r"hundred|thousand|million|billion|dozen)\b", re.I)
+_SENTENCE_END = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +102,8 @@ class Citation:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A short answer with `[n]` markers; `found` is False when the documents lack it.
+    """A short answer with `[n]` markers; `found` is False when the documents lack it,
+    and then `text` says why: NOT_FOUND, or NO_DOCUMENTS when the index holds none.
 
     mode: "extractive" (quoted sentences) or "llm" (written by a language model,
         its claims checked against the passages they cite).
@@ -191,6 +153,25 @@ class Claim:
                 "support": round(self.support, 4), "supported": self.supported}
 
 
+@dataclass(frozen=True, slots=True)
+class Signals:
+    """How well one sentence answers the question, signal by signal (see the module
+    docstring); each weighs as much as WEIGHTS says."""
+
+    coverage: float = 0.0
+    window: float = 0.0
+    similarity: float = 0.0
+    answer_type: float = 0.0
+    doer: float = 0.0
+
+    def score(self) -> float:
+        return sum(WEIGHTS[f.name] * getattr(self, f.name) for f in fields(self))
+
+    def at_least(self, other: "Signals", names: Sequence[str]) -> bool:
+        """Whether this sentence gives each of the `names` signals as much as `other`."""
+        return all(getattr(self, name) >= getattr(other, name) for name in names)
+
+
 def compose_answer(
     question: str, query_vector: np.ndarray, hits: Sequence[Hit],
     sentences: Sequence[SentenceRow], min_score: float,
@@ -213,7 +194,8 @@ def compose_answer(
         return Answer(question, NOT_FOUND, False, (), score=score)
     frequencies, passages = term_frequencies
     idf = inverse_document_frequency(frequencies, passages)
-    wanted = _spellings(question, candidates, known={t for t, n in frequencies.items() if n})
+    held = {word for candidate in candidates for word in content_words(candidate.text)}
+    wanted = spellings(question, held, known={t for t, n in frequencies.items() if n})
     if question_asked:
         signals = _signals(question, wanted, candidates, similarities, _blend(idf, candidates))
         chosen = _best_two(signals, similarities, min_score)
@@ -232,21 +214,22 @@ def compose_answer(
     return Answer(question, " ".join(parts), True, tuple(citations), score=score)
 
 
-def _best_two(signals: np.ndarray, similarities: np.ndarray, min_score: float) -> list[int]:
+def _best_two(signals: Sequence[Signals], similarities: np.ndarray,
+              min_score: float) -> list[int]:
     """The best candidate, and the next when it scores close behind, is itself similar
-    enough to the question and is as much an answer of the kind asked (see _KIND)."""
-    scores = signals @ np.array([WEIGHTS[name] for name in SIGNALS])
+    enough to the question and is as much an answer of the kind asked (KIND_SIGNALS)."""
+    scores = np.array([s.score() for s in signals])
     best, *rest = np.argsort(-scores, kind="stable")[:2]
     return [best] + [
         i for i in rest if scores[i] >= scores[best] - SECOND_QUOTE_MARGIN
-        and similarities[i] >= min_score and (signals[i, _KIND] >= signals[best, _KIND]).all()
+        and similarities[i] >= min_score and signals[i].at_least(signals[best], KIND_SIGNALS)
     ]
 
 
 def question_terms(question: str) -> list[str]:
     """A question's content words as the keyword index keeps them (unaccented Porter
     stems), whose IDF `compose_answer` needs."""
-    return list(dict.fromkeys(index_term(word) for word in _words(question)))
+    return list(dict.fromkeys(index_term(word) for word in content_words(question)))
 
 
 def inverse_document_frequency(frequencies: Mapping[str, int], passages: int) -> dict[str, float]:
@@ -259,7 +242,7 @@ def _blend(idf: Mapping[str, float], candidates: Sequence["_Candidate"]) -> dict
     """The mean of each term's IDF over the index's passages and over the candidate
     sentences: the first knows the corpus, the second still tells words apart when the
     index is a handful of passages that all share them."""
-    held = [{index_term(word) for word in _words(c.text)} for c in candidates]
+    held = [{index_term(word) for word in content_words(c.text)} for c in candidates]
     local = inverse_document_frequency(
         {key: sum(key in stems for stems in held) for key in idf}, len(held))
     return {term: (idf[term] + local[term]) / 2 for term in idf}
@@ -279,26 +262,26 @@ class _Candidate:
 def _signals(
     question: str, wanted: Mapping[str, str], candidates: Sequence[_Candidate],
     similarities: np.ndarray, idf: Mapping[str, float],
-) -> np.ndarray:
-    """Each candidate's SIGNALS (see the module docstring), a row each; `wanted`: the
-    question's words and how the candidates spell them (`_spellings`)."""
-    answer_type = _answer_type(question)
-    verb = _asked_verb(question)
-    rows = []
-    for candidate in candidates:
+) -> list[Signals]:
+    """Each candidate's Signals; `wanted`: the question's words and how the candidates
+    spell them (`spellings`)."""
+    typed = answer_type(question)
+    verb = asked_verb(question)
+    signals = []
+    for candidate, similarity in zip(candidates, similarities, strict=True):
         hit = candidate.hit
         window = " ".join(_text(hit, s) for s in (candidate.previous, candidate.following) if s)
         text = candidate.text
         if candidate.previous and _REFERS_BACK.match(text):  # read as "<previous> It was..."
             text = f"{_text(hit, candidate.previous)} {text}"
-        rows.append((
-            _coverage(wanted, text, idf),
-            _coverage(wanted, f"{window} {candidate.text}", idf),
-            answer_type(question, candidate.text) if answer_type else 0.0,
-            _names_the_doer(question, verb, candidate.text) if verb else 0.0,
+        signals.append(Signals(
+            coverage=_coverage(wanted, text, idf),
+            window=_coverage(wanted, f"{window} {candidate.text}", idf),
+            similarity=float(similarity),
+            answer_type=typed(question, candidate.text) if typed else 0.0,
+            doer=names_the_doer(question, verb, candidate.text) if verb else 0.0,
         ))
-    coverage, window, typed, doer = np.array(rows).T
-    return np.column_stack([coverage, window, similarities, typed, doer])
+    return signals
 
 
 def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
@@ -318,7 +301,7 @@ def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
 
 
 def _bm25_terms(text: str) -> list[str]:
-    words = _WORD.findall(text.lower())
+    words = WORD.findall(text.lower())
     return words + ["~" + index_term(word) for word in words]
 
 
@@ -341,7 +324,7 @@ def _coverage(wanted: Mapping[str, str], text: str, idf: Mapping[str, float]) ->
     total = sum(idf.get(index_term(word), 0.0) for word in wanted)
     if not total:
         return 0.0
-    words = set(_words(text))
+    words = set(content_words(text))
     stems = {index_term(word) for word in words}
     held = sum(idf.get(index_term(word), 0.0) * ((index_term(spelled) in stems)
                                                  + (spelled in words))
@@ -349,78 +332,21 @@ def _coverage(wanted: Mapping[str, str], text: str, idf: Mapping[str, float]) ->
     return held / (2 * total)
 
 
-def _spellings(
-    question: str, candidates: Sequence[_Candidate], known: set[str],
-) -> dict[str, str]:
-    """Each content word of the question, and how the candidates spell it: a word of
-    letters that neither the index (`known`: index terms) nor the candidates hold is read
-    as a misspelling of the closest word they do hold ("snowbaorder": "snowboarder")
-    that starts with the same letter ("unavailable" is not a misspelt "available", nor
-    "least" of "east")."""
-    held = {word for candidate in candidates for word in _words(candidate.text)}
+def spellings(question: str, held: set[str], known: set[str]) -> dict[str, str]:
+    """Each content word of the question, and how the passages spell it: a word of
+    letters that neither the index (`known`: index terms) nor the candidate sentences
+    (`held`: their words) hold is read as a misspelling of the closest word they do hold
+    ("snowbaorder": "snowboarder") that starts with the same letter ("unavailable" is not
+    a misspelt "available", nor "least" of "east")."""
     held_terms = {index_term(word) for word in held}
-    spellings = {word: word for word in _words(question)}
-    unknown = [word for word in spellings if len(word) >= MIN_TYPO_LENGTH and word.isalpha()
+    spelled = {word: word for word in content_words(question)}
+    unknown = [word for word in spelled if len(word) >= MIN_TYPO_LENGTH and word.isalpha()
                and index_term(word) not in known | held_terms]
     for word in unknown[:MAX_TYPOS]:
         alike = [w for w in held if w[0] == word[0]]
-        spellings[word] = next(iter(
+        spelled[word] = next(iter(
             difflib.get_close_matches(word, alike, n=1, cutoff=TYPO_SIMILARITY)), word)
-    return spellings
-
-
-def _answer_type(question: str):
-    """What kind of answer the question asks for, as a test of a sentence; None if any."""
-    if _TIME_QUESTION.search(question):
-        return lambda _, text: float(bool(_TIME.search(text)))
-    if _NUMBER_QUESTION.search(question):
-        return lambda _, text: float(bool(_NUMBER.search(text)))
-    if _NAME_QUESTION.search(question):
-        return _has_new_name
-    return None
-
-
-def _has_new_name(question: str, text: str) -> float:
-    """Whether the sentence holds a capitalised word (past its first) the question lacks."""
-    asked = {word.lower() for word in _WORD.findall(question)}
-    words = _WORD.findall(text)[1:]
-    return float(any(w[0].isupper() and w.lower() not in asked for w in words))
-
-
-def _asked_verb(question: str) -> str | None:
-    """The verb a "who did it" question asks about ("Who has already resigned over the
-    recording?" and "Who in the council has resigned?": "resigned"), or None for any
-    other question."""
-    words = _WORD.findall(question.lower())
-    if words[:1] != ["who"]:
-        return None
-    words = words[1:]
-    if words and words[0] in _STOPWORDS and words[0] not in _BEFORE_VERB:  # "in the council"
-        words = words[next((i for i, w in enumerate(words) if w in _BEFORE_VERB), len(words)):]
-    for word in words:
-        if word in _NOT_A_DOER_QUESTION:
-            return None
-        if word not in _BEFORE_VERB and not word.endswith("ly"):
-            return None if word in _STOPWORDS else word
-    return None
-
-
-def _names_the_doer(question: str, verb: str, text: str) -> float:
-    """Whether the sentence says the asked verb happened and names, just before it,
-    someone the question does not: "Martinez and Herrera have since resigned", but not "he
-    has no plans to resign", "they called for Herrera to resign", "if Herrera resigns" or
-    "calling for de León's resignation"."""
-    asked = {word.lower() for word in _WORD.findall(question)}
-    words = _WORD.findall(text)
-    for i, word in enumerate(words):
-        before = words[max(i - DOER_SPAN, 0):i]
-        if index_term(word) != index_term(verb) or any(
-                w.lower() in _NOT_HAPPENED for w in before) or (
-                word.lower().endswith(_NOUN_ENDINGS) and len(word) > len(verb)):
-            continue
-        if any(w[0].isupper() and w.lower() not in asked | _STOPWORDS for w in before):
-            return 1.0
-    return 0.0
+    return spelled
 
 
 def _with_antecedent(candidate: _Candidate, wanted: Mapping[str, str],
@@ -454,11 +380,6 @@ def _joined(spans: list[tuple[Hit, int, int]]) -> list[tuple[Hit, int, int]]:
     if overlap or not (gap.strip() or _PARAGRAPH_BREAK.search(gap)):
         return [(holder, low, high)]
     return spans
-
-
-def _words(text: str) -> list[str]:
-    """The content words of `text`, lower-cased (stopwords left out)."""
-    return [word for word in _WORD.findall(text.lower()) if word not in _STOPWORDS]
 
 
 def _candidates(sentences: Sequence[SentenceRow], by_chunk: dict[int, Hit]) -> list[_Candidate]:
@@ -504,7 +425,7 @@ def _without_labels(hit: Hit, sentence: SentenceRow) -> SentenceRow:
 def _quotable(text: str) -> bool:
     """A statement worth quoting: not a Markdown heading, not a label (a few words with no
     closing punctuation), not a word or two."""
-    words = len(_WORD.findall(text))
+    words = len(WORD.findall(text))
     if text.lstrip().startswith("#") or words < MIN_QUOTE_WORDS:
         return False
     return words >= 8 or bool(_SENTENCE_END.search(text))

@@ -290,22 +290,33 @@ def _eval_squad(args: argparse.Namespace) -> int:
     index.llm = llm_config(args)
     outcomes = squad.ask_all(index, articles, args.mode)
     curve = squad.refusal_curve(outcomes, [round(0.05 * i, 2) for i in range(15)])
-    result = squad.metrics(squad.refuse_below(outcomes, threshold))
+    refused = squad.refuse_below(outcomes, threshold)
+    result, articles_figures = squad.metrics(refused), squad.by_article(refused)
     name = Path(args.dataset).name
     if args.plot:
         squad.plot_curve(curve, threshold, f"{name} ({args.split}, {args.mode})", Path(args.plot))
     if args.json:
         _print_json({"dataset": name, "split": args.split, "mode": args.mode,
-                     "min_score": threshold, **result, "curve": curve})
+                     "min_score": threshold, **result, "articles": articles_figures,
+                     "curve": curve})
     else:
         print(f"{name} ({args.split}, {args.mode}): {result['answerable']} answerable and "
-              f"{result['impossible']} unanswerable questions")
-        for metric in ("quote@1", "quote@any", "passage@5", "false_refusal",
-                       "refused_impossible"):
-            print(f"{metric:<20}{result[metric]:.3f}")
-        print(f"{'ask p50':<20}{result['ask_p50_ms']:.1f} ms")
+              f"{result['impossible']} unanswerable questions; each article's figures are "
+              "those of a fold that leaves it out")
+        _print_squad_table({"all": result, **articles_figures})
     _discard(args, cache)
     return 0
+
+
+def _print_squad_table(rows: dict[str, dict]) -> None:
+    metrics = ("quote@1", "quote@any", "passage@5", "false_refusal", "refused_impossible")
+    width = max(map(len, rows)) + 2
+    print(f"{'':<{width}}{'questions':>10}" + "".join(f"{m:>20}" for m in metrics)
+          + f"{'ask p50 ms':>12}")
+    for label, figures in rows.items():
+        print(f"{label:<{width}}{figures['questions']:>10}"
+              + "".join(f"{figures[m]:>20.3f}" for m in metrics)
+              + f"{figures['ask_p50_ms']:>12.1f}")
 
 
 def _discard(args: argparse.Namespace, cache: Path) -> None:

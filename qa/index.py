@@ -18,6 +18,7 @@ import numpy as np
 from qa import ingest
 from qa.answer import (
     ANSWER_PASSAGES,
+    NO_DOCUMENTS,
     Answer,
     compose_answer,
     question_terms,
@@ -233,6 +234,8 @@ class Index:
         # the sentences of the top ANSWER_PASSAGES passages compete, whatever k asks for
         query_vectors, results = self._search([query], max(k, ANSWER_PASSAGES), "hybrid", within)
         hits = results[0]
+        if not hits and not self.backend.documents():  # listed only when nothing is found
+            return Response.of(Answer(question, NO_DOCUMENTS, False, ()))
         sentences = self.backend.sentences([hit.chunk_id for hit in hits])
         terms = question_terms(query)
         frequencies = self.backend.term_frequencies(terms) if terms else ({}, 0)

@@ -1,0 +1,121 @@
+"""Question kinds: what a question asks for, and whether a sentence gives it.
+
+Plain rules on words, no model: each takes the question and a sentence's text and
+returns a signal from 0 to 1 that `qa.answer` weighs with the others. They are kept
+here, apart from the scoring, so each can be read and tested on a pair of
+hand-written sentences.
+
+- answer type: a "when" question wants a date, "how many" a number, "who" and
+  "where" a name the question does not already hold;
+- doer: a "who did it" question ("Who has resigned...?") wants a name just before
+  the asked verb, where the sentence says it happened: not negated ("no plans to
+  resign"), not wished for ("called for them to resign").
+"""
+
+import re
+from collections.abc import Callable
+
+from qa.stemming import index_term
+
+WORD = re.compile(r"\w+")
+STOPWORDS = frozenset((
+    "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and",
+    "or", "but", "nor", "is", "are", "was", "were", "be", "been", "being", "am", "do",
+    "does", "did", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
+    "that", "this", "these", "those", "it", "its", "as", "into", "than", "then", "there",
+    "their", "they", "them", "he", "him", "his", "she", "her", "hers", "has", "have", "had",
+    "having", "not", "no", "can", "could", "would", "should", "will", "shall", "may",
+    "might", "must", "about", "over", "under", "after", "before", "during", "between",
+    "through", "up", "down", "out", "off", "also", "such", "any", "some", "many", "much",
+    "more", "most", "other", "s", "i", "you", "your", "we", "our", "us", "me", "my",
+))
+_TIME_QUESTION = re.compile(
+    r"\b(when|what year|which year|what decade|what century|what date|how long ago)\b", re.I)
+_NUMBER_QUESTION = re.compile(
+    r"\b(how many|how much|what percent|what percentage|how large|how big|how long|how far|"
+    r"how old|how high|how tall|what population)\b", re.I)
+_NAME_QUESTION = re.compile(r"\b(who|whom|whose|where)\b", re.I)
+# "Who has already resigned...": the words between "who" and its verb; a copula or "did"
+# there makes it a question of another kind ("Who is...", "Who did they...").
+_BEFORE_VERB = frozenset((
+    "has", "have", "had", "to", "will", "would", "can", "could", "should", "may", "might",
+    "must", "already", "also", "else", "first", "still", "just", "now", "once", "later",
+    "then", "ever", "never", "actually",
+))
+_NOT_A_DOER_QUESTION = frozenset(("is", "are", "was", "were", "be", "been", "do", "does", "did"))
+# before a verb, these say it did not happen, or not yet: negated, wished, supposed
+_NOT_HAPPENED = frozenset((
+    "no", "not", "never", "nor", "neither", "without", "cannot", "t", "to", "if", "whether",
+    "should", "would", "could", "might", "may", "must", "unless",
+))
+DOER_SPAN = 3  # words before the verb where the doer's name may stand
+# a noun made from the verb names the act but does not say it happened ("his resignation")
+_NOUN_ENDINGS = ("tion", "sion", "ment", "ance", "ence", "al")
+_TIME = re.compile(
+    r"\b(1\d{3}|20\d{2})s?\b|\b(january|february|march|april|may|june|july|august|"
+    r"september|october|november|december|century|centuries)\b", re.I)
+_NUMBER = re.compile(
+    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+    r"hundred|thousand|million|billion|dozen)\b", re.I)
+
+SentenceTest = Callable[[str, str], float]
+
+
+def content_words(text: str) -> list[str]:
+    """The content words of `text`, lower-cased (stopwords left out)."""
+    return [word for word in WORD.findall(text.lower()) if word not in STOPWORDS]
+
+
+def answer_type(question: str) -> SentenceTest | None:
+    """What kind of answer the question asks for, as a test of (question, sentence);
+    None if any kind will do."""
+    if _TIME_QUESTION.search(question):
+        return lambda _, text: float(bool(_TIME.search(text)))
+    if _NUMBER_QUESTION.search(question):
+        return lambda _, text: float(bool(_NUMBER.search(text)))
+    if _NAME_QUESTION.search(question):
+        return has_new_name
+    return None
+
+
+def has_new_name(question: str, text: str) -> float:
+    """Whether the sentence holds a capitalised word (past its first) the question lacks."""
+    asked = {word.lower() for word in WORD.findall(question)}
+    words = WORD.findall(text)[1:]
+    return float(any(w[0].isupper() and w.lower() not in asked for w in words))
+
+
+def asked_verb(question: str) -> str | None:
+    """The verb a "who did it" question asks about ("Who has already resigned over the
+    recording?" and "Who in the council has resigned?": "resigned"), or None for any
+    other question."""
+    words = WORD.findall(question.lower())
+    if words[:1] != ["who"]:
+        return None
+    words = words[1:]
+    if words and words[0] in STOPWORDS and words[0] not in _BEFORE_VERB:  # "in the council"
+        words = words[next((i for i, w in enumerate(words) if w in _BEFORE_VERB), len(words)):]
+    for word in words:
+        if word in _NOT_A_DOER_QUESTION:
+            return None
+        if word not in _BEFORE_VERB and not word.endswith("ly"):
+            return None if word in STOPWORDS else word
+    return None
+
+
+def names_the_doer(question: str, verb: str, text: str) -> float:
+    """Whether the sentence says the asked verb happened and names, just before it,
+    someone the question does not: "Martinez and Herrera have since resigned", but not "he
+    has no plans to resign", "they called for Herrera to resign", "if Herrera resigns" or
+    "calling for de León's resignation"."""
+    asked = {word.lower() for word in WORD.findall(question)}
+    words = WORD.findall(text)
+    for i, word in enumerate(words):
+        before = words[max(i - DOER_SPAN, 0):i]
+        if index_term(word) != index_term(verb) or any(
+                w.lower() in _NOT_HAPPENED for w in before) or (
+                word.lower().endswith(_NOUN_ENDINGS) and len(word) > len(verb)):
+            continue
+        if any(w[0].isupper() and w.lower() not in asked | STOPWORDS for w in before):
+            return 1.0
+    return 0.0
