@@ -17,6 +17,7 @@ from html import parser as html_parser
 from pathlib import Path
 
 from qa.errors import QAError
+from qa.tables import table_lines
 
 SUPPORTED_EXTENSIONS = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"})
 _BOMS = (
@@ -297,15 +298,57 @@ def _load_docx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
     try:  # a damaged member fails on decompression or as XML, possibly only when read
         _check_unpacked_sizes(zipfile.ZipFile(io.BytesIO(data)))
         document = docx.Document(io.BytesIO(data))
-        paragraphs = [p.text for p in document.paragraphs]
-        for table in document.tables:
-            paragraphs.extend(" | ".join(cell.text for cell in row.cells) for row in table.rows)
+        paragraphs = _docx_blocks(document)
         title = document.core_properties.title or ""
     except (zipfile.BadZipFile, PackageNotFoundError, KeyError, ValueError, zlib.error,
             XMLSyntaxError) as error:
         raise LoadError(f"not a valid .docx file: {_reason(error)}") from error
     text = "\n\n".join(p for p in paragraphs if p.strip())
     return title, text, ()
+
+
+def _docx_blocks(document) -> list[str]:
+    """The paragraphs and table rows of a .docx in document order; each table row is
+    written by `table_lines`, named by the table's first row and captioned by the
+    paragraph styled Caption just before it, or else by the last heading."""
+    blocks: list[str] = []
+    heading, previous = "", None
+    for item in document.iter_inner_content():
+        if hasattr(item, "rows"):
+            caption = previous.text if previous is not None and _is_caption(previous) else heading
+            rows = [_docx_row(row) for row in item.rows]
+            blocks += table_lines(rows[0], rows[1:], caption) if rows else []
+            previous = None
+            continue
+        if _is_heading(item) and item.text.strip():
+            heading = item.text
+        blocks.append(item.text)
+        previous = item
+    return blocks
+
+
+def _docx_row(row) -> list[str]:
+    """A table row's cell texts; a cell merged across columns is given once."""
+    cells: list[str] = []
+    last = None
+    for cell in row.cells:
+        if last is None or cell._tc is not last._tc:
+            cells.append(cell.text)
+        last = cell
+    return cells
+
+
+def _style_name(paragraph) -> str:
+    style = paragraph.style
+    return (style.name or "") if style is not None else ""
+
+
+def _is_heading(paragraph) -> bool:
+    return _style_name(paragraph).startswith(("Heading", "Title"))
+
+
+def _is_caption(paragraph) -> bool:
+    return _style_name(paragraph) == "Caption" and bool(paragraph.text.strip())
 
 
 def _check_unpacked_sizes(archive) -> None:
