@@ -202,9 +202,51 @@ def _load_text(data: bytes) -> tuple[str, str, tuple[int, ...]]:
 
 
 def _load_markdown(data: bytes) -> tuple[str, str, tuple[int, ...]]:
-    text = decode_text(data)
+    text = _markdown_tables(decode_text(data))
     heading = re.search(r"^#[ \t]+(.+)$", text, flags=re.MULTILINE)
     return (heading.group(1) if heading else ""), text, ()
+
+
+# a table's delimiter row ("|---|:--:|"): only text with one is parsed for tables
+_TABLE_RULE = re.compile(r"^[ \t>]*(?=[^\n]*\|)[ \t|:-]*-[ \t|:-]*$", flags=re.MULTILINE)
+
+
+def _markdown_tables(text: str) -> str:
+    """Markdown with each GitHub pipe table (found by markdown-it, so not one inside a code
+    block) written as one line per row by `table_lines`, named by its header row and
+    captioned by the heading before it; the rest of the text is left as it is."""
+    if not _TABLE_RULE.search(text):
+        return text
+    from markdown_it import MarkdownIt
+
+    lines = text.split("\n")
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    for (first, last), rows, caption in reversed(list(_pipe_tables(tokens))):
+        lines[first:last] = table_lines(rows[0], rows[1:], caption)
+    return "\n".join(lines)
+
+
+def _pipe_tables(tokens) -> Iterator[tuple[list[int], list[list[str]], str]]:
+    """(the table's [first, last) lines, its rows of cell texts, the heading before it)."""
+    heading, rows, lines = "", [], [0, 0]
+    for token, following in zip(tokens, [*tokens[1:], None], strict=True):
+        if token.type == "heading_open":
+            heading = _inline_text(following)
+        elif token.type == "table_open":
+            rows, lines = [], token.map
+        elif token.type == "tr_open":
+            rows.append([])
+        elif token.type in ("th_open", "td_open"):
+            rows[-1].append(_inline_text(following))
+        elif token.type == "table_close":
+            yield lines, rows, heading
+
+
+def _inline_text(token) -> str:
+    """The text of an inline Markdown token, without its emphasis or link syntax."""
+    parts = (token.children or []) if token is not None else []
+    return "".join(part.content if part.type in ("text", "code_inline") else " "
+                   for part in parts if part.type in ("text", "code_inline", "softbreak"))
 
 
 def _load_html(data: bytes) -> tuple[str, str, tuple[int, ...]]:

@@ -79,3 +79,35 @@ def test_a_row_is_one_sentence_though_its_column_names_are_capitalised():
 
     assert [text[a:b] for a, b in split_sentences(text)] == [
         "Offices: Team: Design; Floor: 4.", "He came;", "She left."]
+
+
+HANDBOOK = """# Handbook
+
+## Offices
+
+Each team has a floor of its own.
+
+| Team | Floor |
+|------|------:|
+| **Design** | 4 |
+| Sales \\| Ops | `2` |
+
+Visitors sign in at the front desk.
+
+```
+| a | b |
+|---|---|
+```
+"""
+
+
+def test_a_markdown_pipe_table_becomes_a_line_per_row_under_its_heading(tmp_path):
+    path = tmp_path / "handbook.md"
+    path.write_text(HANDBOOK)
+
+    text = _load(path).text
+
+    assert text == HANDBOOK.replace(
+        "| Team | Floor |\n|------|------:|\n| **Design** | 4 |\n| Sales \\| Ops | `2` |\n",
+        "Offices: Team: Design; Floor: 4.\nOffices: Team: Sales | Ops; Floor: 2.\n")
+    assert "| a | b |\n|---|---|" in text  # a table in a code block is code, left alone
