@@ -265,9 +265,74 @@ def _load_html(data: bytes) -> tuple[str, str, tuple[int, ...]]:
     title = metadata.title if metadata and metadata.title else ""
     if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
         return title, _all_text(html), ()
+    _html_tables_as_rows(tree)
     text = trafilatura.extract(tree, include_comments=False, include_tables=True,
                                favor_recall=True)
     return title, text or "", ()
+
+
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def _html_tables_as_rows(tree) -> None:
+    """Replace each table holding no other table by a paragraph per row, written by
+    `table_lines`, so that trafilatura keeps every row, in place, with its column names
+    and the table's <caption> or the heading before it. A table of tables lays out a
+    page; its inner tables hold the data."""
+    for table, heading in list(_tables_with_headings(tree)):
+        rows = [_html_row(tr) for tr in table.xpath("./tr|./*/tr")]
+        header, body = _html_header(table, rows)
+        caption = table.xpath("string(./caption)").strip() or heading
+        block = table.makeelement("div", {})
+        for line in table_lines(header, body, caption):
+            paragraph = block.makeelement("p", {})
+            paragraph.text = line
+            block.append(paragraph)
+        block.tail = table.tail
+        table.getparent().replace(table, block)
+
+
+def _tables_with_headings(tree) -> Iterator[tuple[object, str]]:
+    """Each table that holds no other table, with the text of the last heading before it."""
+    heading = ""
+    for element in tree.iter():
+        if element.tag in _HEADINGS:
+            heading = element.text_content()
+        elif element.tag == "table" and element.find(".//table") is None:
+            yield element, heading
+
+
+def _html_row(tr) -> list[str]:
+    """A row's cell texts, a cell spanning columns followed by empty cells for the rest."""
+    cells: list[str] = []
+    for cell in tr.xpath("./th|./td"):
+        cells += [cell.text_content(), *[""] * (_colspan(cell) - 1)]
+    return cells
+
+
+def _html_header(table, rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """The column names and the rows under them: the header row is the first row when it
+    is in <thead>, when all its cells are <th>, or when the table has no <th> at all."""
+    if len(rows) < 2:
+        return [], rows
+    first = table.xpath("./tr|./*/tr")[0]
+    named = (first.getparent().tag == "thead" or not first.xpath("./td")
+             or not table.xpath(".//th"))
+    return (_spread(first), rows[1:]) if named else ([], rows)
+
+
+def _spread(tr) -> list[str]:
+    """A header row's names, a name spanning columns given to each of them."""
+    names: list[str] = []
+    for cell in tr.xpath("./th|./td"):
+        names += [cell.text_content()] * _colspan(cell)
+    return names
+
+
+def _colspan(cell) -> int:
+    """The columns a cell spans (1 unless its colspan says otherwise; at most 100)."""
+    span = cell.get("colspan", "1").strip()
+    return min(int(span), 100) if span.isdigit() and int(span) > 0 else 1
 
 
 class _TextCollector(html_parser.HTMLParser):

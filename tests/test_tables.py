@@ -111,3 +111,33 @@ def test_a_markdown_pipe_table_becomes_a_line_per_row_under_its_heading(tmp_path
         "| Team | Floor |\n|------|------:|\n| **Design** | 4 |\n| Sales \\| Ops | `2` |\n",
         "Offices: Team: Design; Floor: 4.\nOffices: Team: Sales | Ops; Floor: 2.\n")
     assert "| a | b |\n|---|---|" in text  # a table in a code block is code, left alone
+
+
+OFFICES_PAGE = """<html><head><title>Offices</title></head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a></nav>
+<article><h1>Our offices</h1>
+<p>Each team has a floor of its own in the main building on Harbour Street.</p>
+<h2>Floors</h2>
+<table><thead><tr><th>Team</th><th>Floor</th></tr></thead>
+<tbody><tr><td>Design</td><td>4</td></tr><tr><td>Sales</td><td>2</td></tr></tbody></table>
+<p>Visitors sign in at the front desk before going up to any floor.</p>
+<table><caption>Opening hours</caption><tr><th>Day</th><th colspan="2">Hours</th></tr>
+<tr><td>Monday</td><td>9:00</td><td>17:00</td></tr></table>
+</article><footer>Copyright 2026</footer></body></html>"""
+
+
+def test_an_html_table_row_names_its_columns_and_caption_in_document_order(tmp_path):
+    path = tmp_path / "offices.html"
+    path.write_text(OFFICES_PAGE)
+
+    text = _load(path).text
+
+    assert text.split("\n") == [
+        "Our offices",
+        "Each team has a floor of its own in the main building on Harbour Street.",
+        "Floors",
+        "Floors: Team: Design; Floor: 4.",
+        "Floors: Team: Sales; Floor: 2.",
+        "Visitors sign in at the front desk before going up to any floor.",
+        "Opening hours: Day: Monday; Hours: 9:00; Hours: 17:00.",
+    ]
