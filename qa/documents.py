@@ -1,10 +1,11 @@
 """Documents: find supported files and turn each into plain text with its pages.
 
-Each format is read by a well-kept library: pypdf (pages), python-docx (after a
-check of the unpacked sizes, against zip bombs), trafilatura (the main text of an
-HTML page, without navigation or scripts, from lxml's tree; a page nested past
-lxml's 2048 levels gives all its text through html.parser instead) and
-charset-normalizer (text in encodings other than UTF-8). Character offsets
+Each format is read by a well-kept library: pypdf (pages, their lines joined back into
+paragraphs by `qa.reflow`), python-docx (after a check of the unpacked sizes, against
+zip bombs), trafilatura (the main text of an HTML page, without navigation or scripts,
+from lxml's tree; a page nested past lxml's 2048 levels gives all its text through
+html.parser instead), markdown-it (Markdown's pipe tables) and charset-normalizer (text
+in encodings other than UTF-8). Table rows are written by `qa.tables`, in place. Character offsets
 everywhere else in `qa` refer to `Document.text` as returned here.
 """
 
@@ -17,6 +18,7 @@ from html import parser as html_parser
 from pathlib import Path
 
 from qa.errors import QAError
+from qa.reflow import reflow
 from qa.tables import table_lines
 
 SUPPORTED_EXTENSIONS = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"})
@@ -383,7 +385,7 @@ def _load_pdf(data: bytes) -> tuple[str, str, tuple[int, ...]]:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             raise LoadError("encrypted PDF (a password is needed to read it)")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = reflow([page.extract_text() or "" for page in reader.pages])
         title = (reader.metadata.title if reader.metadata else None) or ""
     except (PdfReadError, ValueError, KeyError, TypeError) as error:
         raise LoadError(f"unreadable PDF: {_reason(error)}") from error
