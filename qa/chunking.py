@@ -59,7 +59,28 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[S
             stop = found.pop()[0]  # the next block begins with this sentence
         spans += found
         start = stop
-    return spans
+    return _join_fields(text, spans)
+
+
+_FIELD = re.compile(r"[^\W\d][^\n:;.!?]{0,40}: ")  # "Floor: ", a named value that follows
+
+
+def _join_fields(text: str, spans: list[Span]) -> list[Span]:
+    """Sentences that syntok cut after a semicolon joined again when the next begins with a
+    named field on the same line: "Team: Design; Floor: 4." (a table row, see
+    `qa.tables`) is one sentence, which syntok cuts before the capital of "Floor"."""
+    joined: list[Span] = []
+    for span in spans:
+        if joined and _continues_fields(text, joined[-1][1], span[0]):
+            joined[-1] = (joined[-1][0], span[1])
+        else:
+            joined.append(span)
+    return joined
+
+
+def _continues_fields(text: str, end: int, start: int) -> bool:
+    return (text[end - 1] == ";" and "\n" not in text[end:start]
+            and _FIELD.match(text, start) is not None)
 
 
 def _block_end(text: str, start: int, end: int) -> int:

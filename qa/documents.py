@@ -1,10 +1,11 @@
 """Documents: find supported files and turn each into plain text with its pages.
 
-Each format is read by a well-kept library: pypdf (pages), python-docx (after a
-check of the unpacked sizes, against zip bombs), trafilatura (the main text of an
-HTML page, without navigation or scripts, from lxml's tree; a page nested past
-lxml's 2048 levels gives all its text through html.parser instead) and
-charset-normalizer (text in encodings other than UTF-8). Character offsets
+Each format is read by a well-kept library: pypdf (pages, their lines joined back into
+paragraphs by `qa.reflow`), python-docx (after a check of the unpacked sizes, against
+zip bombs), trafilatura (the main text of an HTML page, without navigation or scripts,
+from lxml's tree; a page nested past lxml's 2048 levels gives all its text through
+html.parser instead), markdown-it (Markdown's pipe tables) and charset-normalizer (text
+in encodings other than UTF-8). Table rows are written by `qa.tables`, in place. Character offsets
 everywhere else in `qa` refer to `Document.text` as returned here.
 """
 
@@ -17,6 +18,8 @@ from html import parser as html_parser
 from pathlib import Path
 
 from qa.errors import QAError
+from qa.reflow import reflow
+from qa.tables import table_lines
 
 SUPPORTED_EXTENSIONS = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"})
 _BOMS = (
@@ -201,9 +204,51 @@ def _load_text(data: bytes) -> tuple[str, str, tuple[int, ...]]:
 
 
 def _load_markdown(data: bytes) -> tuple[str, str, tuple[int, ...]]:
-    text = decode_text(data)
+    text = _markdown_tables(decode_text(data))
     heading = re.search(r"^#[ \t]+(.+)$", text, flags=re.MULTILINE)
     return (heading.group(1) if heading else ""), text, ()
+
+
+# a table's delimiter row ("|---|:--:|"): only text with one is parsed for tables
+_TABLE_RULE = re.compile(r"^[ \t>]*(?=[^\n]*\|)[ \t|:-]*-[ \t|:-]*$", flags=re.MULTILINE)
+
+
+def _markdown_tables(text: str) -> str:
+    """Markdown with each GitHub pipe table (found by markdown-it, so not one inside a code
+    block) written as one line per row by `table_lines`, named by its header row and
+    captioned by the heading before it; the rest of the text is left as it is."""
+    if not _TABLE_RULE.search(text):
+        return text
+    from markdown_it import MarkdownIt
+
+    lines = text.split("\n")
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    for (first, last), rows, caption in reversed(list(_pipe_tables(tokens))):
+        lines[first:last] = table_lines(rows[0], rows[1:], caption)
+    return "\n".join(lines)
+
+
+def _pipe_tables(tokens) -> Iterator[tuple[list[int], list[list[str]], str]]:
+    """(the table's [first, last) lines, its rows of cell texts, the heading before it)."""
+    heading, rows, lines = "", [], [0, 0]
+    for token, following in zip(tokens, [*tokens[1:], None], strict=True):
+        if token.type == "heading_open":
+            heading = _inline_text(following)
+        elif token.type == "table_open":
+            rows, lines = [], token.map
+        elif token.type == "tr_open":
+            rows.append([])
+        elif token.type in ("th_open", "td_open"):
+            rows[-1].append(_inline_text(following))
+        elif token.type == "table_close":
+            yield lines, rows, heading
+
+
+def _inline_text(token) -> str:
+    """The text of an inline Markdown token, without its emphasis or link syntax."""
+    parts = (token.children or []) if token is not None else []
+    return "".join(part.content if part.type in ("text", "code_inline") else " "
+                   for part in parts if part.type in ("text", "code_inline", "softbreak"))
 
 
 def _load_html(data: bytes) -> tuple[str, str, tuple[int, ...]]:
@@ -222,9 +267,74 @@ def _load_html(data: bytes) -> tuple[str, str, tuple[int, ...]]:
     title = metadata.title if metadata and metadata.title else ""
     if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
         return title, _all_text(html), ()
+    _html_tables_as_rows(tree)
     text = trafilatura.extract(tree, include_comments=False, include_tables=True,
                                favor_recall=True)
     return title, text or "", ()
+
+
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def _html_tables_as_rows(tree) -> None:
+    """Replace each table holding no other table by a paragraph per row, written by
+    `table_lines`, so that trafilatura keeps every row, in place, with its column names
+    and the table's <caption> or the heading before it. A table of tables lays out a
+    page; its inner tables hold the data."""
+    for table, heading in list(_tables_with_headings(tree)):
+        rows = [_html_row(tr) for tr in table.xpath("./tr|./*/tr")]
+        header, body = _html_header(table, rows)
+        caption = table.xpath("string(./caption)").strip() or heading
+        block = table.makeelement("div", {})
+        for line in table_lines(header, body, caption):
+            paragraph = block.makeelement("p", {})
+            paragraph.text = line
+            block.append(paragraph)
+        block.tail = table.tail
+        table.getparent().replace(table, block)
+
+
+def _tables_with_headings(tree) -> Iterator[tuple[object, str]]:
+    """Each table that holds no other table, with the text of the last heading before it."""
+    heading = ""
+    for element in tree.iter():
+        if element.tag in _HEADINGS:
+            heading = element.text_content()
+        elif element.tag == "table" and element.find(".//table") is None:
+            yield element, heading
+
+
+def _html_row(tr) -> list[str]:
+    """A row's cell texts, a cell spanning columns followed by empty cells for the rest."""
+    cells: list[str] = []
+    for cell in tr.xpath("./th|./td"):
+        cells += [cell.text_content(), *[""] * (_colspan(cell) - 1)]
+    return cells
+
+
+def _html_header(table, rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """The column names and the rows under them: the header row is the first row when it
+    is in <thead>, when all its cells are <th>, or when the table has no <th> at all."""
+    if len(rows) < 2:
+        return [], rows
+    first = table.xpath("./tr|./*/tr")[0]
+    named = (first.getparent().tag == "thead" or not first.xpath("./td")
+             or not table.xpath(".//th"))
+    return (_spread(first), rows[1:]) if named else ([], rows)
+
+
+def _spread(tr) -> list[str]:
+    """A header row's names, a name spanning columns given to each of them."""
+    names: list[str] = []
+    for cell in tr.xpath("./th|./td"):
+        names += [cell.text_content()] * _colspan(cell)
+    return names
+
+
+def _colspan(cell) -> int:
+    """The columns a cell spans (1 unless its colspan says otherwise; at most 100)."""
+    span = cell.get("colspan", "1").strip()
+    return min(int(span), 100) if span.isdigit() and int(span) > 0 else 1
 
 
 class _TextCollector(html_parser.HTMLParser):
@@ -275,7 +385,7 @@ def _load_pdf(data: bytes) -> tuple[str, str, tuple[int, ...]]:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             raise LoadError("encrypted PDF (a password is needed to read it)")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = reflow([page.extract_text() or "" for page in reader.pages])
         title = (reader.metadata.title if reader.metadata else None) or ""
     except (PdfReadError, ValueError, KeyError, TypeError) as error:
         raise LoadError(f"unreadable PDF: {_reason(error)}") from error
@@ -297,15 +407,57 @@ def _load_docx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
     try:  # a damaged member fails on decompression or as XML, possibly only when read
         _check_unpacked_sizes(zipfile.ZipFile(io.BytesIO(data)))
         document = docx.Document(io.BytesIO(data))
-        paragraphs = [p.text for p in document.paragraphs]
-        for table in document.tables:
-            paragraphs.extend(" | ".join(cell.text for cell in row.cells) for row in table.rows)
+        paragraphs = _docx_blocks(document)
         title = document.core_properties.title or ""
     except (zipfile.BadZipFile, PackageNotFoundError, KeyError, ValueError, zlib.error,
             XMLSyntaxError) as error:
         raise LoadError(f"not a valid .docx file: {_reason(error)}") from error
     text = "\n\n".join(p for p in paragraphs if p.strip())
     return title, text, ()
+
+
+def _docx_blocks(document) -> list[str]:
+    """The paragraphs and table rows of a .docx in document order; each table row is
+    written by `table_lines`, named by the table's first row and captioned by the
+    paragraph styled Caption just before it, or else by the last heading."""
+    blocks: list[str] = []
+    heading, previous = "", None
+    for item in document.iter_inner_content():
+        if hasattr(item, "rows"):
+            caption = previous.text if previous is not None and _is_caption(previous) else heading
+            rows = [_docx_row(row) for row in item.rows]
+            blocks += table_lines(rows[0], rows[1:], caption) if rows else []
+            previous = None
+            continue
+        if _is_heading(item) and item.text.strip():
+            heading = item.text
+        blocks.append(item.text)
+        previous = item
+    return blocks
+
+
+def _docx_row(row) -> list[str]:
+    """A table row's cell texts; a cell merged across columns is given once."""
+    cells: list[str] = []
+    last = None
+    for cell in row.cells:
+        if last is None or cell._tc is not last._tc:
+            cells.append(cell.text)
+        last = cell
+    return cells
+
+
+def _style_name(paragraph) -> str:
+    style = paragraph.style
+    return (style.name or "") if style is not None else ""
+
+
+def _is_heading(paragraph) -> bool:
+    return _style_name(paragraph).startswith(("Heading", "Title"))
+
+
+def _is_caption(paragraph) -> bool:
+    return _style_name(paragraph) == "Caption" and bool(paragraph.text.strip())
 
 
 def _check_unpacked_sizes(archive) -> None:

@@ -25,7 +25,10 @@ def table_lines(header: Sequence[object], rows: Sequence[Sequence[object]],
     caption: the table's caption or the heading before it; it opens every row, so a row
         found alone still says which table it belongs to.
     Rows with no text are skipped; a cell that repeats its column name says nothing more.
+    A table of one row (a header with no rows under it) keeps that row, unnamed.
     """
+    if not rows:
+        header, rows = [], [header]
     names = [cell_text(name) for name in header]
     lead = f"{cell_text(caption).rstrip(':.')}: " if cell_text(caption) else ""
     lines = []

@@ -1,0 +1,115 @@
+"""PDF text reflow: the lines of a PDF page joined back into its paragraphs.
+
+pypdf gives a page's text a line per printed line, so a sentence wrapped in a narrow
+column carries a newline at each wrap, and a word hyphenated at a line end stays cut in
+two. Here the lines of a paragraph are joined with a space and paragraphs are set apart
+by a blank line, which the sentence splitter (syntok) takes as a boundary, so a heading
+does not run into the sentence after it.
+
+pypdf's text has no positions, so the cues are the lines' own: a line ends its paragraph
+when the next line is blank or a bullet, or when it ends a sentence and the next line's
+first word would have fitted after it (the line was ended, not wrapped; the column width
+is a long line of the page, in characters). A short line that opens a paragraph, ends
+with no punctuation and is followed by a capital is a heading of its own; a line that is
+only a page number ("3", "Page 3 of 9") is a paragraph of its own. So a paragraph is
+only ever ended where a sentence ends, or at a heading, a bullet or a blank line: a
+sentence is not cut at a line wrap.
+
+A word cut by a hyphen at a line end is one word, joined without its hyphen, when the
+joined word appears elsewhere in the document; it keeps its hyphen when the hyphenated
+word appears elsewhere, or when both halves are words the document uses on their own
+("loading-bay", "well-known"); otherwise it is joined, as line-end hyphens are mostly
+the typesetter's ("replace-ment"). A soft hyphen is always the typesetter's.
+"""
+
+import re
+from collections.abc import Sequence
+
+HEADING_WIDTH = 0.6  # of the column width: a heading line is shorter than this
+_SENTENCE_END = re.compile(r"[.!?:][\"'”’)\]]*$")
+_GOES_ON = re.compile(r"[,;(–—-]$")  # a line ending so is continued by the next
+_BULLET = re.compile(r"[•◦▪‣●■▸○]\s")
+_PAGE_NUMBER = re.compile(r"(?i)(page\s+)?\d{1,4}(\s*(/|of)\s*\d{1,4})?")
+_HYPHENATED = re.compile(r"(\w+)([-\u2010\u00ad])$")
+_LEADING_WORD = re.compile(r"[^\W\d_]+")
+_WORDS = re.compile(r"\w+(?:[-\u2010]\w+)*")
+_CUT_WORD = re.compile(r"\w+[-\u2010\u00ad]\n\w+")
+
+
+def reflow(pages: Sequence[str]) -> list[str]:
+    """Each page's text with the lines of a paragraph joined and paragraphs a blank line apart."""
+    vocabulary = _vocabulary("\n".join(pages))
+    return [_reflow_page(page, vocabulary) for page in pages]
+
+
+def _vocabulary(text: str) -> frozenset[str]:
+    """The document's words, lower-cased, hyphenated words whole and as their parts;
+    words cut at a line end are left out (their halves are not words)."""
+    words: set[str] = set()
+    for word in _WORDS.findall(_CUT_WORD.sub(" ", text).lower()):
+        words.add(word)
+        words.update(re.split(r"[-\u2010]", word))
+    return frozenset(words)
+
+
+def _reflow_page(page: str, vocabulary: frozenset[str]) -> str:
+    lines = [" ".join(line.split()) for line in page.split("\n")]
+    width = _column_width(lines)
+    paragraphs: list[str] = []
+    current = ""
+    for line, following in zip(lines, [*lines[1:], ""], strict=True):
+        if line:
+            opens = not current
+            current = _join(current, line, vocabulary)
+            if not _ends_paragraph(line, following, width, opens):
+                continue
+        if current:
+            paragraphs.append(current)
+            current = ""
+    return "\n\n".join(paragraphs)
+
+
+def _column_width(lines: list[str]) -> int:
+    """The length of a long line of the page (the 90th percentile, so one overlong line
+    does not count), in characters."""
+    lengths = sorted(len(line) for line in lines if line)
+    return lengths[int(0.9 * (len(lengths) - 1))] if lengths else 0
+
+
+def _ends_paragraph(line: str, following: str, width: int, opens: bool) -> bool:
+    """Whether `line` ends its paragraph, given the line after it (blank: "")."""
+    if not following or _BULLET.match(following) or _is_page_number(following):
+        return True
+    if _is_page_number(line):
+        return True
+    fits = len(line) + 1 + len(following.split()[0]) <= width  # the line was not wrapped
+    if _SENTENCE_END.search(line):
+        return fits
+    return (opens and fits and len(line) < HEADING_WIDTH * width
+            and following[0].isupper() and not _GOES_ON.search(line))
+
+
+def _is_page_number(line: str) -> bool:
+    return _PAGE_NUMBER.fullmatch(line) is not None
+
+
+def _join(paragraph: str, line: str, vocabulary: frozenset[str]) -> str:
+    """`line` added to the paragraph: after a space, or to a word cut at a line-end hyphen."""
+    if not paragraph:
+        return line
+    cut = _HYPHENATED.search(paragraph)
+    tail = _LEADING_WORD.match(line)
+    if cut and tail and line[0].islower():
+        head = cut.group(1)
+        if cut.group(2) == "\u00ad" or _one_word(head, tail.group(), vocabulary):
+            return paragraph[: cut.start(2)] + line
+        return paragraph + line
+    return f"{paragraph} {line}"
+
+
+def _one_word(head: str, tail: str, vocabulary: frozenset[str]) -> bool:
+    """Whether a word cut as "head-" / "tail" is one word rather than a hyphenated one."""
+    head, tail = head.lower(), tail.lower()
+    if head + tail in vocabulary:
+        return True
+    return f"{head}-{tail}" not in vocabulary and not (head in vocabulary and tail in vocabulary)

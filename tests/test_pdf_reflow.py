@@ -1,0 +1,116 @@
+"""PDF reflow: a paragraph's lines are joined (so a sentence is never cut at a line wrap),
+paragraphs and pages stay apart, and a word hyphenated at a line end is made whole."""
+
+from pathlib import Path
+
+from qa.chunking import split_sentences
+from qa.documents import Document, load
+from qa.reflow import reflow
+
+SAFETY = ("The safety officer, Priya Raman, recommends replacing the loading dock lights "
+          "before winter.")
+
+
+def _pdf(path: Path, width: float, *paragraphs: str, gap: float = 0) -> Document:
+    """A PDF of `paragraphs` set in a column `width` mm wide (fpdf wraps the lines), loaded."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=12)
+    for text in paragraphs:
+        pdf.multi_cell(width, 6, text)
+        pdf.ln(gap)
+    pdf.output(str(path))
+    return load(path, path.read_bytes())
+
+
+def _sentences(text: str) -> list[str]:
+    return [text[a:b] for a, b in split_sentences(text)]
+
+
+def test_a_sentence_wrapped_in_a_narrow_column_is_one_sentence(tmp_path):
+    text = "Warehouse report. The safety officer,\nPriya Raman, recommends replacing the loading " \
+           "dock lights before winter. The budget for the work is approved."
+
+    document = _pdf(tmp_path / "narrow.pdf", 60, text)
+
+    assert _sentences(document.text) == [
+        "Warehouse report.", SAFETY, "The budget for the work is approved."]
+
+
+def test_paragraphs_stay_apart_and_a_heading_does_not_run_into_its_paragraph(tmp_path):
+    document = _pdf(tmp_path / "dock.pdf", 80,
+                    "Loading Dock\nThe dock opens at six in the morning and closes when the last "
+                    "truck has been unloaded.",
+                    "Visitors sign in at the front desk and wear a badge while they are in the "
+                    "building.", gap=4)
+
+    assert document.text.split("\n\n") == [
+        "Loading Dock",
+        "The dock opens at six in the morning and closes when the last truck has been unloaded.",
+        "Visitors sign in at the front desk and wear a badge while they are in the building."]
+
+
+def test_each_page_keeps_its_text_and_its_page_number_stands_apart(tmp_path):
+    from fpdf import FPDF
+
+    class Numbered(FPDF):
+        def footer(self) -> None:
+            self.set_y(-15)
+            self.cell(0, 10, str(self.page_no()), align="C")
+
+    pdf = Numbered()
+    pdf.set_font("Helvetica", size=12)
+    for n in (1, 2):
+        pdf.add_page()
+        pdf.multi_cell(70, 6, f"Shipment {n} left the dock on a Monday morning, after the "
+                       "inspection of its crates by the night shift.")
+    pdf.output(str(tmp_path / "pages.pdf"))
+
+    document = load(tmp_path / "pages.pdf", (tmp_path / "pages.pdf").read_bytes())
+
+    pages = [document.text[start:end] for start, end, _ in document.sections()]
+    assert [page.strip().split("\n\n") for page in pages] == [
+        [f"Shipment {n} left the dock on a Monday morning, after the inspection of its crates "
+         "by the night shift.", str(n)] for n in (1, 2)]
+
+
+def test_a_word_hyphenated_at_a_line_end_is_whole_and_a_compound_keeps_its_hyphen():
+    page = ("The replace-\nment of the loading-\nbay doors is scheduled. Every\n"
+            "replacement is logged by the\nloading-bay team.")
+
+    assert reflow([page]) == [
+        "The replacement of the loading-bay doors is scheduled. Every replacement is logged "
+        "by the loading-bay team."]
+
+
+def test_a_hyphen_is_kept_when_both_halves_are_words_of_the_document():
+    assert reflow(["The work is well-\nknown. It went well, as is known."]) == [
+        "The work is well-known. It went well, as is known."]
+
+
+def test_a_bullet_starts_a_paragraph_and_a_line_ending_in_a_comma_goes_on():
+    page = ("Rules for the dock, which apply\nto everyone:\n• Wear a vest at all times.\n"
+            "• Keep the doors clear of pallets\nand boxes.")
+
+    assert reflow([page]) == [
+        "Rules for the dock, which apply to everyone:\n\n• Wear a vest at all times.\n\n"
+        "• Keep the doors clear of pallets and boxes."]
+
+
+def test_who_recommends_the_lights_quotes_the_whole_sentence(tmp_path):
+    from qa import Index
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    _pdf(folder / "warehouse.pdf", 60, "Warehouse report. The safety officer,\nPriya Raman, "
+         "recommends replacing the loading dock lights before winter. The budget for the work "
+         "is approved.")
+    index = Index.build([folder], path=tmp_path / "index")
+    try:
+        answer = index.ask("Who recommends replacing the loading dock lights?")
+    finally:
+        index.close()
+
+    assert answer.citations[0].quote == SAFETY

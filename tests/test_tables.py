@@ -1,0 +1,143 @@
+"""Tables: every row of a .docx, HTML or Markdown table is stored as a line that names its
+columns and its table, in document order, and a question about a row quotes that row."""
+
+from pathlib import Path
+
+from qa.documents import Document, load
+
+
+def _load(path: Path) -> Document:
+    return load(path, path.read_bytes())
+
+
+def _offices_docx(path: Path) -> Path:
+    import docx
+
+    word = docx.Document()
+    word.add_heading("Offices", level=1)
+    word.add_paragraph("Each team has a floor of its own.")
+    table = word.add_table(rows=3, cols=2)
+    for cells, values in zip(table.rows, [("Team", "Floor"), ("Design", "4"), ("Sales", "2")],
+                             strict=True):
+        for cell, value in zip(cells.cells, values, strict=True):
+            cell.text = value
+    word.add_paragraph("Visitors sign in at the front desk.")
+    word.save(path)
+    return path
+
+
+def test_a_docx_table_row_names_its_columns_and_heading_in_document_order(tmp_path):
+    text = _load(_offices_docx(tmp_path / "offices.docx")).text
+
+    assert text.split("\n\n") == [
+        "Offices",
+        "Each team has a floor of its own.",
+        "Offices: Team: Design; Floor: 4.",
+        "Offices: Team: Sales; Floor: 2.",
+        "Visitors sign in at the front desk.",
+    ]
+
+
+def test_a_docx_cell_merged_across_columns_is_given_once(tmp_path):
+    import docx
+
+    word = docx.Document()
+    table = word.add_table(rows=2, cols=3)
+    for cell, value in zip(table.rows[0].cells, ("Team", "Floor", "Room"), strict=True):
+        cell.text = value
+    table.cell(1, 0).text = "Design"
+    table.cell(1, 1).merge(table.cell(1, 2)).text = "4 (whole floor)"
+    word.save(tmp_path / "merged.docx")
+
+    text = _load(tmp_path / "merged.docx").text
+
+    assert text == "Team: Design; Floor: 4 (whole floor)."
+
+
+def test_which_team_is_on_floor_4_quotes_the_design_row(tmp_path):
+    from qa import Index
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    _offices_docx(folder / "offices.docx")
+    index = Index.build([folder], path=tmp_path / "index")
+    try:
+        answer = index.ask("Which team is on floor 4?")
+    finally:
+        index.close()
+
+    assert answer.found
+    first = answer.citations[0]
+    assert first.quote == "Offices: Team: Design; Floor: 4."
+    assert first.hit.text[first.start - first.hit.start:first.end - first.hit.start] == first.quote
+
+
+def test_a_row_is_one_sentence_though_its_column_names_are_capitalised():
+    from qa.chunking import split_sentences
+
+    text = "Offices: Team: Design; Floor: 4.\n\nHe came; She left."
+
+    assert [text[a:b] for a, b in split_sentences(text)] == [
+        "Offices: Team: Design; Floor: 4.", "He came;", "She left."]
+
+
+HANDBOOK = """# Handbook
+
+## Offices
+
+Each team has a floor of its own.
+
+| Team | Floor |
+|------|------:|
+| **Design** | 4 |
+| Sales \\| Ops | `2` |
+
+Visitors sign in at the front desk.
+
+```
+| a | b |
+|---|---|
+```
+"""
+
+
+def test_a_markdown_pipe_table_becomes_a_line_per_row_under_its_heading(tmp_path):
+    path = tmp_path / "handbook.md"
+    path.write_text(HANDBOOK)
+
+    text = _load(path).text
+
+    assert text == HANDBOOK.replace(
+        "| Team | Floor |\n|------|------:|\n| **Design** | 4 |\n| Sales \\| Ops | `2` |\n",
+        "Offices: Team: Design; Floor: 4.\nOffices: Team: Sales | Ops; Floor: 2.\n")
+    assert "| a | b |\n|---|---|" in text  # a table in a code block is code, left alone
+
+
+OFFICES_PAGE = """<html><head><title>Offices</title></head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a></nav>
+<article><h1>Our offices</h1>
+<p>Each team has a floor of its own in the main building on Harbour Street.</p>
+<h2>Floors</h2>
+<table><thead><tr><th>Team</th><th>Floor</th></tr></thead>
+<tbody><tr><td>Design</td><td>4</td></tr><tr><td>Sales</td><td>2</td></tr></tbody></table>
+<p>Visitors sign in at the front desk before going up to any floor.</p>
+<table><caption>Opening hours</caption><tr><th>Day</th><th colspan="2">Hours</th></tr>
+<tr><td>Monday</td><td>9:00</td><td>17:00</td></tr></table>
+</article><footer>Copyright 2026</footer></body></html>"""
+
+
+def test_an_html_table_row_names_its_columns_and_caption_in_document_order(tmp_path):
+    path = tmp_path / "offices.html"
+    path.write_text(OFFICES_PAGE)
+
+    text = _load(path).text
+
+    assert text.split("\n") == [
+        "Our offices",
+        "Each team has a floor of its own in the main building on Harbour Street.",
+        "Floors",
+        "Floors: Team: Design; Floor: 4.",
+        "Floors: Team: Sales; Floor: 2.",
+        "Visitors sign in at the front desk before going up to any floor.",
+        "Opening hours: Day: Monday; Hours: 9:00; Hours: 17:00.",
+    ]
