@@ -7,11 +7,12 @@ by a blank line, which the sentence splitter (syntok) takes as a boundary, so a 
 does not run into the sentence after it.
 
 pypdf's text has no positions, so the cues are the lines' own: a line ends its paragraph
-when the next line is blank or a bullet, or when it ends a sentence and the next line's
-first word would have fitted after it (the line was ended, not wrapped; the column width
-is a long line of the page, in characters). A short line that opens a paragraph, ends
-with no punctuation and is followed by a capital is a heading of its own; a line that is
-only a page number ("3", "Page 3 of 9") is a paragraph of its own. So a paragraph is
+when the next line is blank or a bullet, or when it ends a sentence and either the next
+line's first word would have fitted after it (the line was ended, not wrapped; the
+column width is a long line of the page, in characters) or the next line is a label (a
+short line ending in no punctuation). A label that opens a paragraph and is followed by
+a capital is a paragraph of its own (a heading, a table's row); so is a line that is
+only a page number ("3", "Page 3 of 9"). So a paragraph is
 only ever ended where a sentence ends, or at a heading, a bullet or a blank line: a
 sentence is not cut at a line wrap.
 
@@ -84,9 +85,14 @@ def _ends_paragraph(line: str, following: str, width: int, opens: bool) -> bool:
         return True
     fits = len(line) + 1 + len(following.split()[0]) <= width  # the line was not wrapped
     if _SENTENCE_END.search(line):
-        return fits
-    return (opens and fits and len(line) < HEADING_WIDTH * width
-            and following[0].isupper() and not _GOES_ON.search(line))
+        return fits or _is_label(following, width)
+    return opens and fits and _is_label(line, width) and following[0].isupper()
+
+
+def _is_label(line: str, width: int) -> bool:
+    """A short line ending in no punctuation: a heading, a label or a table's row."""
+    return (len(line) < HEADING_WIDTH * width and not _SENTENCE_END.search(line)
+            and not _GOES_ON.search(line))
 
 
 def _is_page_number(line: str) -> bool:

@@ -4,11 +4,13 @@ A row stored as "Design | 4" answers nothing: a reader (and the scorer) cannot t
 4 is. Stored as "Team: Design; Floor: 4." it holds the words a question about it uses
 ("Which team is on floor 4?"), and it stays one sentence, so a quote is the whole row.
 Every loader that meets a table (docx, HTML, Markdown, PDF, spreadsheets, CSV, slides)
-writes it through `table_lines`, so a row reads the same whatever file it came from.
+writes it through `table_lines`, so a row reads the same whatever file it came from;
+`row_fields` reads such a line back, for showing a quoted row as a small table.
 """
 
 from collections.abc import Sequence
 
+MAX_NAME = 40  # characters of a column name that `row_fields` reads back
 _SPACE = str.maketrans({"\n": " ", "\r": " ", "\t": " ", "\u00a0": " "})
 
 
@@ -43,3 +45,23 @@ def table_lines(header: Sequence[object], rows: Sequence[Sequence[object]],
             line = lead + "; ".join(parts)
             lines.append(line if line.endswith((".", "!", "?")) else line + ".")
     return lines
+
+
+def row_fields(line: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """A line `table_lines` wrote, read back: its caption ("" if none) and its (column,
+    value) pairs; None when `line` is not a row of at least two named cells.
+
+    Reading is a best guess: a caption or value that itself holds ": " or "; " is
+    misread, which is why this is used to show a row, never to store it.
+    """
+    body = line.strip()
+    body = body[:-1] if body.endswith(".") else body
+    parts = body.split("; ")
+    caption = ""
+    if parts[0].count(": ") >= 2:
+        caption, _, parts[0] = parts[0].partition(": ")
+    fields = [part.partition(": ") for part in parts]
+    if len(fields) < 2 or any(not (name and sep and value) or len(name) > MAX_NAME
+                              for name, sep, value in fields):
+        return None
+    return caption, [(name, value) for name, _, value in fields]

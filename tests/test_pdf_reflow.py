@@ -114,3 +114,12 @@ def test_who_recommends_the_lights_quotes_the_whole_sentence(tmp_path):
         index.close()
 
     assert answer.citations[0].quote == SAFETY
+
+
+def test_short_lines_after_a_sentence_stay_apart_as_a_table_s_rows():
+    page = ("Each team has a floor of its own in the main building.\nTeam Floor\nDesign 4\n"
+            "Customer Support 1\nVisitors sign in at the front desk.")
+
+    assert reflow([page])[0].split("\n\n") == [
+        "Each team has a floor of its own in the main building.", "Team Floor", "Design 4",
+        "Customer Support 1", "Visitors sign in at the front desk."]

@@ -141,3 +141,36 @@ def test_an_html_table_row_names_its_columns_and_caption_in_document_order(tmp_p
         "Visitors sign in at the front desk before going up to any floor.",
         "Opening hours: Day: Monday; Hours: 9:00; Hours: 17:00.",
     ]
+
+
+def test_a_quoted_row_shows_in_its_source_card_whole_and_as_a_table_of_its_columns():
+    import html
+    import re
+
+    from qa import Citation, Hit
+    from ui import render
+
+    text = "Offices\n\nOffices: Team: Design; Floor: 4.\n\nOffices: Team: <b>Sales</b>; Floor: 2."
+    hit = Hit(1, 1, "/docs/offices.docx", "", text, 0, len(text), None, 0.03, 0.61)
+    quotes = ["Offices: Team: Design; Floor: 4.", "Offices: Team: <b>Sales</b>; Floor: 2."]
+    citations = [Citation(1, hit, q, text.index(q), text.index(q) + len(q)) for q in quotes]
+
+    markup = render.sources_html(citations, lambda source: text)
+
+    marks = re.findall(r'<mark class="qa-quote">(.*?)</mark>', markup)
+    assert [html.unescape(mark) for mark in marks[:2]] == quotes
+    tables = re.findall(r'<table class="qa-row">(.*?)</table>', markup)
+    assert [[html.unescape(cell) for cell in re.findall(r">([^<]+)<", table)]
+            for table in tables] == [["Offices", "Team", "Design", "Floor", "4"],
+                                     ["Offices", "Team", "<b>Sales</b>", "Floor", "2"]]
+    assert "<b>" not in markup
+
+
+def test_a_row_is_read_back_as_written_and_prose_is_not_a_row():
+    from qa.tables import row_fields, table_lines
+
+    [line] = table_lines(["Team", "Lead"], [["Design", "Ana Ruiz, Jr."]], "Offices")
+
+    assert row_fields(line) == ("Offices", [("Team", "Design"), ("Lead", "Ana Ruiz, Jr")])
+    assert row_fields("He said: yes; she left.") is None
+    assert row_fields("Pears; September.") is None

@@ -15,6 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from qa.tables import row_fields
+
 CONTEXT_CHARS = 400  # of document text shown before and after a passage in its context
 EXCERPT_CHARS = 160  # of passage text shown around its quotes in a source card
 PREVIEW_CHARS = 3000  # of a document's text shown in its preview
@@ -88,8 +90,22 @@ def _source_card(n: int, citations: list[Any], full_text: str | None) -> str:
         f'<span class="qa-source-score" title="similarity between question and passage">'
         f"relevance {hit.similarity:.2f}</span></div>"
         f'<div class="qa-passage">{excerpt}</div>'
+        f"{''.join(row_table(c.quote) for c in citations)}"
         f"{_context(hit, highlighted(hit.text, spans), full_text, trimmed)}</div>"
     )
+
+
+def row_table(quote: str) -> str:
+    """A quoted table row ("Offices: Team: Design; Floor: 4.") as a small table of its
+    columns and values, under its caption; "" for a quote that is not a row."""
+    row = row_fields(quote)
+    if row is None:
+        return ""
+    caption, fields = row
+    head = f"<caption>{escape(caption)}</caption>" if caption else ""
+    cells = "".join(f"<tr><th>{escape(name)}</th><td>{escape(value)}</td></tr>"
+                    for name, value in fields)
+    return f'<table class="qa-row">{head}{cells}</table>'
 
 
 def excerpt_bounds(text: str, spans: Sequence[tuple[int, int]]) -> tuple[int, int]:
