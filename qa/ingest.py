@@ -4,8 +4,11 @@
 run them (`qa.distributed` runs them on Ray); `write` is the one stage that changes
 the index, one document per backend write. `ingest` chains the stages in this
 process, embedding chunks of several files together (EMBED_BATCH_CHUNKS) since the
-model runs faster on full batches. Files whose size and mtime are unchanged are not
-read; files whose content hash is unchanged are not embedded again.
+model runs faster on full batches, and several such groups at once, one per core (up
+to EMBED_WORKERS), while the next files are prepared: one model call at a time kept
+about one core busy, whatever torch's threads. Groups are written in order, so what is
+stored does not depend on the number of workers. Files whose size and mtime are
+unchanged are not read; files whose content hash is unchanged are not embedded again.
 """
 
 import hashlib
