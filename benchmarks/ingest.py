@@ -30,7 +30,16 @@ encode pass), separating the cost of those smaller calls from the rest of
 Each figure has wall and process CPU seconds and the 1-minute load average at
 its end: on a shared machine read them together.
 
+`--compare-workers R` instead times `Index.add` into fresh indexes R rounds, with one
+embedding worker (today's serial embedding: one model call at a time, torch on all
+cores) and with `qa.ingest.EMBED_WORKERS` (groups embedded side by side), alternating
+which goes first, and prints per side the median wall and CPU seconds, the cores kept
+busy (CPU / wall) and wall / CPU, and whether the stored chunks, vectors and sentence
+vectors are the same bit for bit on both sides.
+
 Run:  .venv/bin/python benchmarks/ingest.py /work/shared/datasets/scifact [--limit N]
+      .venv/bin/python benchmarks/ingest.py /work/shared/datasets/scifact --limit 300 \
+          --compare-workers 3
 """
 
 from __future__ import annotations
@@ -335,6 +344,83 @@ def _row(timer: Timer, docs: int | None, chunks: int | None, tokens: int | None)
     }
 
 
+def stored_digest(index_dir: Path) -> str:
+    """SHA-256 of every stored chunk (id, document, span, text, vector) and its sentences'
+    spans and vectors, in id order."""
+    import hashlib
+
+    from qa.backends.sqlite import DATABASE
+
+    digest = hashlib.sha256()
+    db = sqlite3.connect(f"file:{index_dir / DATABASE}?mode=ro", uri=True)
+    try:
+        for row in db.execute(
+            "SELECT c.id, d.path, c.start_char, c.end_char, c.text, c.vector, "
+            "(SELECT group_concat(s.start_char || ':' || hex(s.vector)) FROM sentences s "
+            "WHERE s.chunk_id = c.id) FROM chunks c JOIN documents d ON d.id = c.document_id "
+            "ORDER BY c.id"
+        ):
+            digest.update(repr(row).encode())
+    finally:
+        db.close()
+    return digest.hexdigest()
+
+
+def compare_workers(args: argparse.Namespace) -> dict:
+    """Index.add with one embedding worker and with EMBED_WORKERS, alternating, R rounds."""
+    from qa import evaluate, ingest
+    from qa.embedding import load_embedder
+    from qa.index import Index
+    from qa.settings import DEFAULT_MODEL, Settings
+
+    corpus, _, _ = evaluate.load_beir(args.dataset)
+    if args.limit:
+        corpus = dict(islice(corpus.items(), args.limit))
+    work = Path(tempfile.mkdtemp(prefix="qa-ingest-workers-", dir=args.workdir))
+    settings = Settings()
+    embedder = load_embedder(settings.model or DEFAULT_MODEL, settings.batch_size)
+    sides = sorted({1, ingest.EMBED_WORKERS})
+    for replica in embedder.replicas(max(sides)):  # models loaded before the timers
+        replica.embed_passages(["warm up"], [[(0, 7)]])
+    runs: dict[int, list[dict]] = {workers: [] for workers in sides}
+    try:
+        evaluate.write_corpus(corpus, work / "corpus")
+        for round_ in range(args.compare_workers):
+            for workers in sides if round_ % 2 == 0 else sides[::-1]:
+                ingest.EMBED_WORKERS = workers
+                folder = work / f"index-{workers}-{round_}"
+                with Timer() as timer:
+                    report = Index.create(folder, settings).add([work / "corpus"])
+                runs[workers].append({"seconds": timer.seconds, "cpu": timer.cpu,
+                                      "load1": timer.load, "digest": stored_digest(folder),
+                                      "chunks": report.chunks_embedded})
+                shutil.rmtree(folder)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    result = {"dataset": str(args.dataset), "documents": len(corpus), "cpus": os.cpu_count(),
+              "rounds": args.compare_workers, "sides": {}}
+    for workers, rows in runs.items():
+        wall = statistics.median(r["seconds"] for r in rows)
+        cpu = statistics.median(r["cpu"] for r in rows)
+        result["sides"][workers] = {"wall_s": wall, "cpu_s": cpu, "cores_busy": cpu / wall,
+                                    "wall_over_cpu": wall / cpu, "runs": rows}
+    digests = {r["digest"] for rows in runs.values() for r in rows}
+    result["identical"] = len(digests) == 1
+    return result
+
+
+def print_workers(r: dict) -> None:
+    print(f"{r['dataset']}: {r['documents']} documents, {r['cpus']} cpus, {r['rounds']} rounds "
+          f"alternating; medians")
+    print(f"{'embedding workers':<20}{'wall s':>9}{'CPU s':>9}{'CPU/wall':>10}{'wall/CPU':>10}"
+          f"   load1 per run")
+    for workers, side in r["sides"].items():
+        loads = " ".join(f"{run['load1']:.1f}" for run in side["runs"])
+        print(f"{workers:<20}{side['wall_s']:>9.2f}{side['cpu_s']:>9.2f}"
+              f"{side['cores_busy']:>10.2f}{side['wall_over_cpu']:>10.2f}   {loads}")
+    print(f"stored chunks, vectors and sentence vectors identical in every run: {r['identical']}")
+
+
 # -- output ------------------------------------------------------------------------
 
 
@@ -402,8 +488,18 @@ def main() -> None:
                         help="also time bare encode on the product's calls (one more pass)")
     parser.add_argument("--torch-threads", type=int, default=None,
                         help="torch threads for both sides (default: torch's own)")
+    parser.add_argument("--compare-workers", type=int, default=0, metavar="ROUNDS",
+                        help="time one embedding worker against EMBED_WORKERS instead")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     args = parser.parse_args()
+    if args.compare_workers:
+        result = compare_workers(args)
+        if args.json:
+            json.dump(result, sys.stdout, indent=2)
+            print()
+        else:
+            print_workers(result)
+        return
     result = run(args)
     if args.json:
         json.dump(result, sys.stdout, indent=2)

@@ -5,8 +5,9 @@ waits until every client is connected, then asks --questions questions one after
 another through the public `/ask` endpoint (or `/search` with --endpoint search,
 or the chat page's own streaming `/chat` with --endpoint chat). The default client
 speaks plain HTTP with httpx: `/ask` and `/search` through the direct route the
-README's curl uses (POST /gradio_api/run/NAME, the answer in the response), the
-chat through the queue and its event stream, as the page does; `--client gradio`
+README's curl uses (POST /gradio_api/run/NAME, the answer in the response), or with
+`--route queue` through the queue and its event stream (POST /gradio_api/call/NAME,
+then GET its events), as the chat always goes, as the page does; `--client gradio`
 uses `gradio_client` (whose polling threads cost CPU on this machine too). A
 request succeeds when it returns without error and its result has the right
 shape (an answer, with `[n]` and citations when found; for search, a list of
@@ -14,13 +15,17 @@ hits; for chat, an answer block). The script prints one table: requests,
 failures, wall time, throughput (requests/s over the asking phase), and latency
 p50 / p95 / max in ms (for chat, also the first word: the first streamed update
 that shows answer text), with the 1-minute load average at the start and the end
-(read every figure beside it: the machine may be shared). It exits 1 if any
-request failed.
+(read every figure beside it: the machine may be shared), and the CPU time per
+request of the server process (from /proc/PID/stat before and after the asking
+phase: its own, with --url only if --server-pid gives it) and of this client
+process (all its threads), since a client on the same cores costs CPU too. It
+exits 1 if any request failed.
 
     .venv/bin/python benchmarks/load.py                       # serves seeds/ itself
     .venv/bin/python benchmarks/load.py --url http://127.0.0.1:7860 [--auth USER:PASS]
     .venv/bin/python benchmarks/load.py --clients 32 --questions 10 --json
     .venv/bin/python benchmarks/load.py --endpoint chat --clients 50 --questions 1
+    .venv/bin/python benchmarks/load.py --route queue --clients 4 --questions 20
 
 Without --url it indexes seeds/ into a temporary folder, starts `qa serve` on a
 free port, and stops it at the end. This is a measurement, not a test: no figure
@@ -83,8 +88,16 @@ def check(endpoint: str, result) -> str | None:
     return None
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system, all threads) of process `pid` so far, from /proc."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run_load(url: str, clients: int, questions: int, endpoint: str = "ask",
-             auth: tuple[str, str] | None = None, client: str = "http") -> dict:
+             auth: tuple[str, str] | None = None, client: str = "http",
+             route: str = "direct", server_pid: int | None = None) -> dict:
     """Ask `questions` questions from each of `clients` concurrent clients; the figures."""
     latencies: list[float] = []
     first_words: list[float] = []
@@ -110,7 +123,7 @@ def run_load(url: str, clients: int, questions: int, endpoint: str = "ask",
             question = QUESTIONS[(number + i) % len(QUESTIONS)]
             started = time.perf_counter()
             try:
-                result, first = asker.ask(endpoint, question)
+                result, first = asker.ask(endpoint, question, route)
                 problem = check(endpoint, result)
             except Exception as error:  # noqa: BLE001
                 problem, first = repr(error), None
@@ -127,14 +140,20 @@ def run_load(url: str, clients: int, questions: int, endpoint: str = "ask",
     for thread in threads:
         thread.start()
     ready.wait()  # every client connected (or failed to): the asking starts now
-    started = time.perf_counter()
+    started, client_cpu = time.perf_counter(), time.process_time()
+    server_cpu = cpu_seconds(server_pid) if server_pid else None
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - started
+    client_cpu = time.process_time() - client_cpu
+    if server_pid:
+        server_cpu = cpu_seconds(server_pid) - server_cpu
+    per_request = 1000 / max(1, clients * questions)
     ms = [1000 * value for value in latencies]
     first_ms = [1000 * value for value in first_words]
     return {
         "url": url, "endpoint": endpoint, "client": client, "clients": clients,
+        "route": "queue" if endpoint == "chat" else route,
         "questions_per_client": questions,
         "requests": clients * questions, "ok": len(latencies),
         "failed": clients * questions - len(latencies), "wall_s": round(wall, 2),
@@ -147,6 +166,9 @@ def run_load(url: str, clients: int, questions: int, endpoint: str = "ask",
         "first_word_max_ms": round(max(first_ms), 1) if first_ms else None,
         "connect_p50_ms": round(1000 * statistics.median(connect_seconds), 1)
         if connect_seconds else None,
+        "server_cpu_ms_per_request": round(server_cpu * per_request, 1)
+        if server_cpu is not None else None,
+        "client_cpu_ms_per_request": round(client_cpu * per_request, 1),
         "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
         "failures": failures[:20],
     }
@@ -170,11 +192,11 @@ class HttpAsker:
         if auth:
             self.http.post(f"{self.base}/login", data={"username": auth[0], "password": auth[1]})
 
-    def ask(self, endpoint: str, question: str) -> tuple[object, float | None]:
+    def ask(self, endpoint: str, question: str, route: str) -> tuple[object, float | None]:
         """The endpoint's final result, and when its first output arrived."""
         data = [question, 5, "extractive"] if endpoint in ("ask", "chat") else [question, 5]
         body = {"data": data, "session_hash": self.session}
-        if endpoint != "chat":  # not streamed: one direct request, past the queue
+        if endpoint != "chat" and route == "direct":  # one request, past the queue
             response = self.http.post(f"{self.base}/gradio_api/run/{endpoint}", json=body)
             response.raise_for_status()
             return response.json()["data"][0], None
@@ -203,8 +225,8 @@ class GradioAsker:
 
         self.client = Client(url, auth=auth, verbose=False, download_files=False)
 
-    def ask(self, endpoint: str, question: str) -> tuple[object, float | None]:
-        if endpoint != "chat":
+    def ask(self, endpoint: str, question: str, route: str) -> tuple[object, float | None]:
+        if endpoint != "chat":  # gradio_client always goes through the queue
             return self.client.predict(question, 5, api_name=f"/{endpoint}"), None
         first = None
         job = self.client.submit(question, 5, "extractive", api_name="/chat")
@@ -216,12 +238,15 @@ class GradioAsker:
 def print_table(figures: dict) -> None:
     columns = ["clients", "questions_per_client", "requests", "ok", "failed", "wall_s",
                "throughput_rps", "p50_ms", "p95_ms", "max_ms", "first_word_p50_ms",
-               "first_word_max_ms", "connect_p50_ms"]
+               "first_word_max_ms", "connect_p50_ms", "server_cpu_ms_per_request",
+               "client_cpu_ms_per_request"]
     heads = ["clients", "q/client", "requests", "ok", "failed", "wall s", "req/s",
-             "p50 ms", "p95 ms", "max ms", "first word p50", "first word max", "connect ms"]
+             "p50 ms", "p95 ms", "max ms", "first word p50", "first word max", "connect ms",
+             "server CPU ms/req", "client CPU ms/req"]
     widths = [max(len(head), len(str(figures[col]))) for head, col in zip(heads, columns,
                                                                           strict=True)]
-    print(f"/{figures['endpoint']} at {figures['url']}, {figures['client']} clients")
+    print(f"/{figures['endpoint']} at {figures['url']}, {figures['client']} clients, "
+          f"{figures['route']} route")
     print("  ".join(head.rjust(width) for head, width in zip(heads, widths, strict=True)))
     print("  ".join(str(figures[col]).rjust(width) for col, width in zip(columns, widths,
                                                                         strict=True)))
@@ -238,8 +263,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def own_server() -> Iterator[str]:
-    """`qa serve` over a fresh index of seeds/, on a free port, for the length of the run."""
+def own_server() -> Iterator[tuple[str, int]]:
+    """`qa serve` over a fresh index of seeds/, on a free port, for the length of the run:
+    its URL and process id."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False"}
     with tempfile.TemporaryDirectory(prefix="qa-load-") as folder:
         index = Path(folder) / "index"
@@ -260,7 +286,7 @@ def own_server() -> Iterator[str]:
                         break
                 except OSError:
                     time.sleep(0.5)
-            yield url
+            yield url, server.pid
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -277,16 +303,22 @@ def main() -> int:
     parser.add_argument("--client", choices=["http", "gradio"], default="http",
                         help="http: the REST API with httpx (default); gradio: gradio_client, "
                              "whose polling threads cost more CPU than the server here")
+    parser.add_argument("--route", choices=["direct", "queue"], default="direct",
+                        help="for /ask and /search with the http client: direct (POST "
+                             "/gradio_api/run/NAME, default) or through the queue (POST "
+                             "/gradio_api/call/NAME, then its event stream)")
+    parser.add_argument("--server-pid", type=int, default=None,
+                        help="with --url: the server's process id, to report its CPU time")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args()
     auth = tuple(args.auth.split(":", 1)) if args.auth else None
     if args.url:
         figures = run_load(args.url, args.clients, args.questions, args.endpoint, auth,
-                           args.client)
+                           args.client, args.route, args.server_pid)
     else:
-        with own_server() as url:
+        with own_server() as (url, pid):
             figures = run_load(url, args.clients, args.questions, args.endpoint, auth,
-                               args.client)
+                               args.client, args.route, pid)
     if args.json:
         print(json.dumps(figures, indent=2))
     else:

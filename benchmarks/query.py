@@ -3,19 +3,28 @@
 Opens an index built by `qa eval beir DIR --index CACHE_DIR` (CACHE_DIR/index; it
 is only read, and the script checks its files are unchanged at the end), runs
 the dataset's test queries once to warm up, then once more timed, one query at
-a time. For every query it times, in turn:
+a time. The index's embedder keeps no question vectors for these timings (every
+question is embedded, as a new question is); a repeated question, whose vector
+is cached, is timed on its own. For every query it times, in turn:
 
-* bare: embedding the query with the index's own embedder plus an exact FAISS
-  search for the top 50 on the index's own vectors: the floor any dense search
-  pays (the product takes 50 dense candidates too);
+* bare encode: embedding the query with the index's own model, nothing else;
+* bare: that plus an exact FAISS search for the top 50 on the index's own
+  vectors: the floor any dense search pays (the product takes 50 dense
+  candidates too);
 * `index.search(q, k=10)` (hybrid: dense + FTS5 BM25, fused);
 * `index.ask(q)` (search with the default k, then the extractive answer);
+* `index.ask(q)` with the keyword query of before issue 21 (every word of the
+  question, stopwords included), alternating with the one above;
+* `index.ask(q)` again with the question's vector cached (a repeated question);
 * the stages of `ask` one by one, replicated with the product's own functions
   (embed, FAISS, keyword query, fusion, fetching the hits, fetching the
-  sentences, composing the answer), to show where the time goes.
+  sentences, composing the answer), to show where the time goes; the keyword
+  query with every word, and embed and keyword query side by side in two
+  threads (as `qa.search` runs them), for comparison.
 
-It prints p50 / p95 / mean in ms and each operation's ratio to the bare cost.
-Target: ask p50 <= 50 ms. `--profile` then runs `ask` over every query again
+It prints p50 / p95 / mean in ms and each operation's ratio to the bare cost
+and to the bare encode. Targets: ask p50 <= 50 ms, <= 1.35x the bare encode;
+keyword stage p50 <= 6 ms. `--profile` then runs `ask` over every query again
 under cProfile and prints the functions that take the time.
 
 Run:  .venv/bin/python benchmarks/query.py /work/shared/datasets/scifact --index /tmp/scifact-cache
@@ -33,6 +42,7 @@ import pstats
 import sys
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +50,8 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 TARGET_ASK_P50_MS = 50.0
+TARGET_ASK_OVER_ENCODE = 1.35
+TARGET_KEYWORD_P50_MS = 6.0
 DENSE_CANDIDATES = 50  # qa.search.MIN_CANDIDATES: what search and ask take from FAISS
 
 
@@ -74,6 +86,8 @@ class Stages:
 
     NAMES = ("embed", "generation check", "FAISS top-50", "keyword (FTS5)", "fusion",
              "fetch hits (chunks)", "fetch sentences", "term frequencies", "compose answer")
+    COMPARED = ("keyword (FTS5), every word (before)", "embed, then keyword",
+                "embed beside keyword (2 threads)")
 
     def __init__(self, index) -> None:
         self.index = index
@@ -102,25 +116,83 @@ class Stages:
                                                     question_terms(question))
         ms["compose answer"], _ = timed(compose_answer, question, query_vectors[0], hits,
                                         sentences, index.settings.min_score, frequencies)
+        ms.update(self.compared(question))
         return ms, [hit.chunk_id for hit in hits]
+
+    def compared(self, question: str) -> dict[str, float]:
+        """The keyword query as it was, and embed and keyword query in turn / side by side."""
+        from qa.search import _KEYWORD_THREADS
+
+        backend, embed = self.index.backend, self.index._embedder.embed
+        ms = {}
+        ms[self.COMPARED[0]], _ = timed(backend.store().keyword_search,
+                                        every_word_query(question), DENSE_CANDIDATES)
+
+        def in_turn():
+            embed([question])
+            backend.keyword_search([question], DENSE_CANDIDATES)
+
+        def side_by_side():
+            keyword = _KEYWORD_THREADS.submit(backend.keyword_search, [question],
+                                              DENSE_CANDIDATES)
+            embed([question])
+            keyword.result()
+
+        ms[self.COMPARED[1]], _ = timed(in_turn)
+        ms[self.COMPARED[2]], _ = timed(side_by_side)
+        return ms
+
+
+def every_word_query(question: str) -> str | None:
+    """The FTS5 query of before issue 21: every distinct word of the question, quoted."""
+    import re
+
+    from qa.backends import MAX_KEYWORDS
+
+    words = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", question)))
+    return " OR ".join(f'"{w}"' for w in words[:MAX_KEYWORDS]) or None
+
+
+@contextmanager
+def keyword_rule(query: Callable[[str], str | None]):
+    """The SQLite backend's keyword query made by `query` for the block."""
+    from qa.backends import sqlite
+
+    before = sqlite.keyword_query
+    sqlite.keyword_query = query
+    try:
+        yield
+    finally:
+        sqlite.keyword_query = before
 
 
 def measure(index, questions: list[str], k: int) -> dict[str, list[float]]:
     """One pass: per question, bare, search, ask and the stages, each timed."""
     embedder = index._embedder
     stages = Stages(index)
-    times: dict[str, list[float]] = {name: [] for name in ("bare", "search", "ask")}
-    times.update({name: [] for name in Stages.NAMES})
+    times: dict[str, list[float]] = {name: [] for name in OPERATIONS}
+    times.update({name: [] for name in Stages.NAMES + Stages.COMPARED})
     mismatches = 0
-    for question in questions:
+    for n, question in enumerate(questions):
         vectors = index.backend.vectors()
+        ms, _ = timed(embedder.embed, [question])
+        times["bare encode"].append(ms)
         start = time.perf_counter()
         vectors.search(embedder.embed([question]), DENSE_CANDIDATES)
         times["bare"].append((time.perf_counter() - start) * 1e3)
         ms, _ = timed(index.search, question, k=k)
         times["search"].append(ms)
-        ms, answer = timed(index.ask, question)
-        times["ask"].append(ms)
+        for rule in (("ask", "ask, every word") if n % 2 else ("ask, every word", "ask")):
+            if rule == "ask":
+                ms, answer = timed(index.ask, question)
+            else:
+                with keyword_rule(every_word_query):
+                    ms, _ = timed(index.ask, question)
+            times[rule].append(ms)
+        with cached_questions(index):
+            index.ask(question)
+            ms, _ = timed(index.ask, question)
+        times["ask, repeated (cached vector)"].append(ms)
         stage_ms, chunk_ids = stages.run(question)
         for name, value in stage_ms.items():
             times[name].append(value)
@@ -130,13 +202,36 @@ def measure(index, questions: list[str], k: int) -> dict[str, list[float]]:
     return times
 
 
-def summarise(values: list[float], bare: dict | None) -> dict:
+OPERATIONS = ("bare encode", "bare", "search", "ask", "ask, every word",
+              "ask, repeated (cached vector)")
+
+
+@contextmanager
+def cached_questions(index):
+    """The index's own embedder, which caches question vectors, for the block."""
+    uncached = index._embedder
+    index._embedder = load_embedder_of(index)
+    try:
+        yield
+    finally:
+        index._embedder = uncached
+
+
+def load_embedder_of(index):
+    from qa.embedding import load_embedder
+
+    return load_embedder(index.settings.model, index.settings.batch_size)
+
+
+def summarise(values: list[float], bare: dict | None, encode: dict | None = None) -> dict:
     a = np.asarray(values)
     row = {"p50": float(np.percentile(a, 50)), "p95": float(np.percentile(a, 95)),
            "mean": float(a.mean()), "max": float(a.max())}
     if bare:
         row["p50_ratio"] = row["p50"] / bare["p50"]
         row["mean_ratio"] = row["mean"] / bare["mean"]
+    if encode:
+        row["p50_over_encode"] = row["p50"] / encode["p50"]
     return row
 
 
@@ -169,6 +264,7 @@ def run(args: argparse.Namespace) -> dict:
     import torch
 
     from qa import evaluate
+    from qa.embedding import SentenceTransformerEmbedder
     from qa.index import Index
 
     if args.threads:
@@ -179,6 +275,9 @@ def run(args: argparse.Namespace) -> dict:
     _, queries, _ = evaluate.load_beir(args.dataset)
     questions = list(queries.values())[: args.limit or None]
     index = Index.open(folder)
+    # every timed question is embedded, as a new one is (a second copy of the model)
+    index._embedder = SentenceTransformerEmbedder(index.settings.model,
+                                                  index.settings.batch_size, cache_size=0)
     index.warm_up()
     vectors = index.backend.vectors()
     result = {
@@ -193,12 +292,12 @@ def run(args: argparse.Namespace) -> dict:
     times = measure(index, questions, args.k)
     result["load_after_timed_pass"] = load1()
     result["replica_mismatches"] = times.pop("_mismatches")[0]
-    bare = summarise(times["bare"], None)
-    result["bare"] = bare
-    result["search"] = summarise(times["search"], bare)
-    result["ask"] = summarise(times["ask"], bare)
-    result["stages"] = {name: summarise(times[name], None) for name in Stages.NAMES}
+    bare, encode = summarise(times["bare"], None), summarise(times["bare encode"], None)
+    result["operations"] = {name: summarise(times[name], bare, encode) for name in OPERATIONS}
+    result["stages"] = {name: summarise(times[name], None)
+                        for name in Stages.NAMES + Stages.COMPARED}
     result["stages_sum_mean"] = sum(result["stages"][n]["mean"] for n in Stages.NAMES)
+    result["ask"] = result["operations"]["ask"]
     if args.profile:
         result["profile"] = profile(index, questions, args.profile_top)
         result["load_after_profile"] = load1()
@@ -216,25 +315,41 @@ def print_table(r: dict) -> None:
           f"{r['load_after_timed_pass']:.2f}")
     print("one warm-up pass over all queries first; then one timed pass, one query at a time\n")
     head = f"{'operation':<44}{'p50 ms':>9}{'p95 ms':>9}{'mean ms':>9}{'p50/bare':>10}" \
-           f"{'mean/bare':>11}"
+           f"{'mean/bare':>11}{'p50/encode':>12}"
     print(head)
     print("-" * len(head))
 
     def line(name: str, row: dict) -> None:
         ratios = (f"{row['p50_ratio']:>10.2f}{row['mean_ratio']:>11.2f}"
-                  if "p50_ratio" in row else "")
+                  f"{row['p50_over_encode']:>12.2f}" if "p50_ratio" in row else "")
         print(f"{name:<44}{row['p50']:>9.2f}{row['p95']:>9.2f}{row['mean']:>9.2f}{ratios}")
 
-    line(f"bare: embed + FAISS top-{DENSE_CANDIDATES}", r["bare"])
-    line(f"index.search(q, k={r['k_search']})", r["search"])
-    line(f"index.ask(q)  (k={r['k_ask']})", r["ask"])
+    labels = {"bare encode": "bare encode of the question",
+              "bare": f"bare: embed + FAISS top-{DENSE_CANDIDATES}",
+              "search": f"index.search(q, k={r['k_search']})",
+              "ask": f"index.ask(q)  (k={r['k_ask']})",
+              "ask, every word": "index.ask(q), keyword query of every word",
+              "ask, repeated (cached vector)": "index.ask(q), repeated (cached vector)"}
+    for name, row in r["operations"].items():
+        line(labels[name], row)
     print(f"stages of ask, replicated (sum of means {r['stages_sum_mean']:.2f} ms):")
-    for name, row in r["stages"].items():
-        line(f"  {name}", row)
+    for name in Stages.NAMES:
+        line(f"  {name}", r["stages"][name])
+    print("compared:")
+    for name in Stages.COMPARED:
+        line(f"  {name}", r["stages"][name])
     print()
-    ok = r["ask"]["p50"] <= TARGET_ASK_P50_MS
-    print(f"ask p50 {r['ask']['p50']:.1f} ms (target <= {TARGET_ASK_P50_MS:.0f} ms: "
-          f"{'ok' if ok else 'MISSED'})")
+
+    def verdict(ok: bool) -> str:
+        return "ok" if ok else "MISSED"
+
+    ask, keyword = r["ask"], r["stages"]["keyword (FTS5)"]
+    print(f"ask p50 {ask['p50']:.1f} ms (target <= {TARGET_ASK_P50_MS:.0f} ms: "
+          f"{verdict(ask['p50'] <= TARGET_ASK_P50_MS)}); {ask['p50_over_encode']:.2f}x the bare "
+          f"encode (target <= {TARGET_ASK_OVER_ENCODE}: "
+          f"{verdict(ask['p50_over_encode'] <= TARGET_ASK_OVER_ENCODE)})")
+    print(f"keyword stage p50 {keyword['p50']:.2f} ms (target <= {TARGET_KEYWORD_P50_MS:.0f} ms: "
+          f"{verdict(keyword['p50'] <= TARGET_KEYWORD_P50_MS)})")
     print(f"replica cited-passage mismatches: {r['replica_mismatches']}; index files unchanged: "
           f"{r['index_unchanged']}")
     if "profile" in r:

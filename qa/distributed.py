@@ -55,6 +55,9 @@ class _Worker:
     """A Ray actor: prepares and embeds batches of files with its own copy of the model."""
 
     def __init__(self, settings: Settings) -> None:
+        import torch
+
+        torch.set_num_threads(1)  # an actor has a CPU of its own (less, locally: 0.75)
         self.settings = settings
         self.embedder = load_embedder(settings.model, settings.batch_size)
 

@@ -9,12 +9,20 @@ Passages are embedded once and yield two things from the same forward pass: the
 passage vector (mean of its token vectors, as the model was trained) and a
 vector per sentence (mean of that sentence's token vectors, in the context of
 its passage), which the extractive answer uses to pick the sentence to quote.
+
+Question vectors are kept in a bounded LRU cache, so a repeated question (a chat's
+example questions) is not embedded again. For indexing on several cores, an
+embedder gives replicas of its model, one per thread embedding beside the others,
+while torch's threads are shared out among them (`threads_shared`).
 """
 
+import copy
 import functools
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Protocol
 
 import numpy as np
@@ -25,6 +33,7 @@ from qa.settings import DEFAULT_MODEL
 Span = tuple[int, int]
 _BUNDLED_NAMES = {DEFAULT_MODEL, "all-MiniLM-L6-v2"}
 _SPECIAL_TOKENS = 2  # [CLS] and [SEP] take two of the model's positions
+QUESTION_CACHE = 1024  # question vectors kept (1.5 KB each for a 384-dimension model)
 
 
 class Embedder(Protocol):
@@ -45,6 +54,34 @@ class Embedder(Protocol):
     def embed_passages(
         self, texts: Sequence[str], sentences: Sequence[Sequence[Span]], progress: bool = False
     ) -> tuple[np.ndarray, list[np.ndarray]]: ...
+
+    def replicas(self, n: int) -> "list[Embedder]":
+        """n embedders giving the same vectors, this one first, each for its own thread."""
+
+
+class _VectorCache:
+    """The vectors of the last `size` texts embedded, the least recently used dropped first."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> np.ndarray | None:
+        with self._lock:
+            vector = self._vectors.get(text)
+            if vector is not None:
+                self._vectors.move_to_end(text)
+            return vector
+
+    def put(self, text: str, vector: np.ndarray) -> None:
+        vector = vector.copy()  # not a view keeping its whole batch alive
+        vector.flags.writeable = False
+        with self._lock:
+            self._vectors[text] = vector
+            self._vectors.move_to_end(text)
+            while len(self._vectors) > self._size:
+                self._vectors.popitem(last=False)
 
 
 class _Batcher:
@@ -99,11 +136,15 @@ class SentenceTransformerEmbedder:
     together are embedded as one batch.
     """
 
-    def __init__(self, name: str = DEFAULT_MODEL, batch_size: int = 32) -> None:
+    def __init__(
+        self, name: str = DEFAULT_MODEL, batch_size: int = 32, cache_size: int = QUESTION_CACHE
+    ) -> None:
         self.name = name
         self.batch_size = batch_size
         self._lock = threading.RLock()
         self._batcher = _Batcher(self._embed_now)
+        self._cache = _VectorCache(cache_size)
+        self._replicas: list[SentenceTransformerEmbedder] = []
 
     @functools.cached_property
     def model(self):
@@ -134,16 +175,34 @@ class SentenceTransformerEmbedder:
         return int(self.model.max_seq_length) - _SPECIAL_TOKENS
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Tokens of each text, by a tokenizer of its own: chunking the next files never
+        waits for an embedding in progress."""
         if not texts:
             return []
-        with self._lock:
-            encoded = self.model.tokenizer(
+        tokenizer, lock = self._counting
+        with lock:
+            encoded = tokenizer(
                 list(texts), add_special_tokens=False, return_attention_mask=False, verbose=False
             )
         return [len(ids) for ids in encoded["input_ids"]]
 
+    @functools.cached_property
+    def _counting(self) -> tuple[Callable, threading.Lock]:
+        with self._lock:
+            return copy.deepcopy(self.model.tokenizer), threading.Lock()
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return self._batcher(texts)
+        """L2-normalised vectors (n, dim) of `texts`; texts embedded lately come from the cache."""
+        texts = list(texts)
+        vectors = {text: self._cache.get(text) for text in texts}
+        missing = [text for text, vector in vectors.items() if vector is None]
+        if missing:
+            for text, vector in zip(missing, self._batcher(missing), strict=True):
+                self._cache.put(text, vector)
+                vectors[text] = vector
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([vectors[text] for text in texts])
 
     def _embed_now(self, texts: list[str]) -> np.ndarray:
         with self._lock:
@@ -176,6 +235,32 @@ class SentenceTransformerEmbedder:
             for o, offs, spans, passage in zip(outputs, offsets, sentences, passages, strict=True)
         ]
         return passages, pooled
+
+
+    def replicas(self, n: int) -> "list[SentenceTransformerEmbedder]":
+        """This embedder and n - 1 others with models of their own (a fast tokenizer serves
+        one thread at a time), kept for later runs: each embeds in its own thread, beside
+        the others. The model loads once from disk per replica."""
+        with self._lock:
+            while len(self._replicas) < n - 1:
+                self._replicas.append(SentenceTransformerEmbedder(self.name, self.batch_size, 0))
+            return [self, *self._replicas[: n - 1]]
+
+
+@contextmanager
+def threads_shared(calls: int) -> Iterator[None]:
+    """Torch's threads shared out among `calls` embedding calls running at once, for the
+    block: one call's threads wait for each other at every operation, so calls side by side
+    with fewer threads each keep the cores busier for less CPU time. The vectors do not
+    change with the number of threads."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(max(1, before // calls))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _pool_sentences(

@@ -267,8 +267,7 @@ class Index:
     def _search(
         self, queries: list[str], k: int, mode: Mode, within: list[str] | None = None
     ) -> tuple[np.ndarray, list[list[Hit]]]:
-        query_vectors = self._embedder.embed(queries)
-        return query_vectors, search(self.backend, query_vectors, queries, k, mode, within)
+        return search(self.backend, self._embedder.embed, queries, k, mode, within)
 
     # -- writing -----------------------------------------------------------------
 

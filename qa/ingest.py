@@ -4,15 +4,24 @@
 run them (`qa.distributed` runs them on Ray); `write` is the one stage that changes
 the index, one document per backend write. `ingest` chains the stages in this
 process, embedding chunks of several files together (EMBED_BATCH_CHUNKS) since the
-model runs faster on full batches. Files whose size and mtime are unchanged are not
-read; files whose content hash is unchanged are not embedded again.
+model runs faster on full batches, and several such groups at once, one per core (up
+to EMBED_WORKERS), while the next files are prepared: one model call at a time kept
+about one core busy, whatever torch's threads. Groups are written in order, so what is
+stored does not depend on the number of workers. Files whose size and mtime are
+unchanged are not read; files whose content hash is unchanged are not embedded again.
 """
 
 import hashlib
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from stat import S_ISREG
 from typing import Literal
@@ -31,11 +40,12 @@ from qa.documents import (
     is_within,
     load,
 )
-from qa.embedding import Embedder
+from qa.embedding import Embedder, threads_shared
 from qa.settings import Settings
 
 log = logging.getLogger(__name__)
 EMBED_BATCH_CHUNKS = 256  # chunks embedded and written together while indexing
+EMBED_WORKERS = min(os.cpu_count() or 1, 4)  # groups of chunks embedded at once
 PROGRESS_MIN_FILES = 5  # fewer files than this are indexed without a progress bar
 
 
@@ -155,24 +165,45 @@ def prepare(
 Progress = Callable[[int, int], None]  # called as progress(passages embedded, to embed)
 
 
-def embed(
-    batch: list[Prepared], embedder: Embedder, progress: bool = False,
-    report_progress: Progress | None = None, done: int = 0,
-) -> list[Embedded]:
-    """Embed the chunks of the prepared documents together (passage and sentence vectors).
+class _Counter:
+    """Passages planned and embedded in a run, reported as they change, from any thread."""
 
-    progress: show a progress bar; report_progress: call it after each embedding batch,
-    counting from `done` passages already embedded in this run.
-    """
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+        self._lock = threading.Lock()
+        self.done = self.total = 0
+
+    def planned(self, n: int) -> None:
+        with self._lock:
+            self.total += n
+            self._progress(self.done, self.total)
+
+    def embedded(self, n: int) -> None:
+        with self._lock:
+            self.done += n
+            self._progress(self.done, self.total)
+
+
+def embed(batch: list[Prepared], embedder: Embedder, counter: _Counter | None = None
+          ) -> list[Embedded]:
+    """Embed the chunks of the prepared documents together (passage and sentence vectors),
+    telling `counter` after each model batch."""
     chunks = [(p, c) for p in batch for c in p.chunks]
     if not chunks:
         return [Embedded(p.document, p.state, [], np.zeros((0, 0), np.float32), [], p.is_update)
                 for p in batch]
     texts, spans = zip(*(_embedding_input(p.prefix, c) for p, c in chunks), strict=True)
-    if report_progress:
-        vectors, sentence_vectors = _embed_reporting(embedder, texts, spans, report_progress, done)
-    else:
-        vectors, sentence_vectors = embedder.embed_passages(texts, spans, progress=progress)
+    passages: list[np.ndarray] = []
+    sentence_vectors: list[np.ndarray] = []
+    step = embedder.batch_size if counter else len(texts)
+    for start in range(0, len(texts), step):
+        vectors, pooled = embedder.embed_passages(texts[start:start + step],
+                                                  spans[start:start + step])
+        passages.append(vectors)
+        sentence_vectors += pooled
+        if counter:
+            counter.embedded(len(vectors))
+    vectors = np.concatenate(passages)
     embedded, offset = [], 0
     for p in batch:
         n = len(p.chunks)
@@ -180,23 +211,6 @@ def embed(
                                  sentence_vectors[offset:offset + n], p.is_update))
         offset += n
     return embedded
-
-
-def _embed_reporting(
-    embedder: Embedder, texts: Sequence[str], spans: Sequence, progress: Progress, done: int
-) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Embed one model batch at a time, calling progress(embedded, total) after each."""
-    total, step = done + len(texts), embedder.batch_size
-    passages: list[np.ndarray] = []
-    sentences: list[np.ndarray] = []
-    progress(done, total)
-    for start in range(0, len(texts), step):
-        vectors, pooled = embedder.embed_passages(texts[start:start + step],
-                                                  spans[start:start + step])
-        passages.append(vectors)
-        sentences += pooled
-        progress(done + start + len(vectors), total)
-    return np.concatenate(passages), sentences
 
 
 def write(backend: Backend, items: Iterable[Embedded | Outcome], report: Report) -> None:
@@ -236,8 +250,22 @@ def ingest(
     known = backend.file_states()
     files = list(find(paths))
     few_files = len(files) < PROGRESS_MIN_FILES  # then show embedding batches instead
+    with _passage_counter(progress, few_files) as counter:
+        groups = _prepared(tqdm(files, unit="file", desc="indexing", disable=few_files),
+                           backend, known, settings, embedder, report, counter)
+        write(backend, _embedded(groups, embedder, counter), report)
+    remove_vanished(backend, known, paths, report)
+    return report
+
+
+def _prepared(
+    files: Iterable[tuple[Path, bool] | Outcome], backend: Backend, known: dict[str, FileState],
+    settings: Settings, embedder: Embedder, report: Report, counter: _Counter | None,
+) -> Iterator[list[Prepared]]:
+    """The files prepared, in groups of at least EMBED_BATCH_CHUNKS chunks (the last may
+    have fewer); those not to embed are written (recorded) as they are met."""
     pending: list[Prepared] = []
-    for found in tqdm(files, unit="file", desc="indexing", disable=few_files):
+    for found in files:
         if isinstance(found, Outcome):
             item: Prepared | Outcome = found
         else:
@@ -247,21 +275,61 @@ def ingest(
             write(backend, [item], report)
             continue
         pending.append(item)
+        if counter:
+            counter.planned(len(item.chunks))
         if sum(len(p.chunks) for p in pending) >= EMBED_BATCH_CHUNKS:
-            _embed_and_write(backend, pending, embedder, settings, few_files, report, progress)
+            yield pending
             pending = []
-    _embed_and_write(backend, pending, embedder, settings, few_files, report, progress)
-    remove_vanished(backend, known, paths, report)
-    return report
+    if pending:
+        yield pending
 
 
-def _embed_and_write(backend: Backend, pending: list[Prepared], embedder: Embedder,
-                     settings: Settings, show_batches: bool, report: Report,
-                     report_progress: Progress | None) -> None:
-    chunks = sum(len(p.chunks) for p in pending)
-    progress = show_batches and chunks > 2 * settings.batch_size
-    write(backend, embed(pending, embedder, progress, report_progress, report.chunks_embedded),
-          report)
+def _embedded(groups: Iterator[list[Prepared]], embedder: Embedder,
+              counter: _Counter | None) -> Iterator[Embedded]:
+    """The groups embedded, in order. From the second group on, up to EMBED_WORKERS groups
+    are embedded at once, each in a thread by a replica of the model with a share of the
+    cores, while the next files are prepared and the finished ones written."""
+    first = next(groups, None)
+    second = next(groups, None)
+    if second is None:
+        yield from embed(first, embedder, counter) if first else []
+        return
+    workers = embedder.replicas(EMBED_WORKERS)
+    free: queue.SimpleQueue[Embedder] = queue.SimpleQueue()
+    for worker in workers:
+        free.put(worker)
+
+    def run(group: list[Prepared]) -> list[Embedded]:
+        worker = free.get()
+        try:
+            return embed(group, worker, counter)
+        finally:
+            free.put(worker)
+
+    with ThreadPoolExecutor(len(workers)) as pool, threads_shared(len(workers)):
+        running: deque[Future[list[Embedded]]] = deque()
+        for group in chain([first, second], groups):
+            running.append(pool.submit(run, group))
+            if len(running) > len(workers):  # no more than that waits in memory
+                yield from running.popleft().result()
+        while running:
+            yield from running.popleft().result()
+
+
+@contextmanager
+def _passage_counter(progress: Progress | None, show: bool) -> Iterator[_Counter | None]:
+    """A counter of the run's passages reporting to `progress` and, if `show`, a bar."""
+    if progress is None and not show:
+        yield None
+        return
+    with tqdm(total=0, unit="passage", desc="embedding", disable=not show) as bar:
+        def report(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+            if progress:
+                progress(done, total)
+
+        yield _Counter(report)
 
 
 def _prefix_and_budget(

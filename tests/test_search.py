@@ -41,11 +41,25 @@ def test_hostile_text_gets_an_answer_or_a_plain_refusal(seed_index, text):
         assert (answer.text, answer.citations) == (NOT_FOUND, ())
 
 
-def test_keyword_query_quotes_every_word():
+def test_keyword_query_quotes_every_informative_word():
     assert keyword_query('resign* AND "recording" NEAR(x)') == (
-        '"resign" OR "and" OR "recording" OR "near" OR "x"'
+        '"resign" OR "recording" OR "near" OR "x"'
     )
     assert keyword_query("?!* ()") is None
+
+
+def test_a_question_of_only_stopwords_is_searched_by_all_its_words():
+    assert keyword_query("Who are The Who?") == '"who" OR "are" OR "the"'
+
+
+def test_keyword_search_finds_only_passages_with_the_questions_informative_words(seed_index):
+    hits = seed_index.search("what was the name of the Eagle Rock house?", k=1000,
+                             mode="keyword")
+
+    assert hits and all(
+        any(word in hit.text.lower() for word in ("eagle", "rock", "name", "house"))
+        for hit in hits
+    )
 
 
 def test_stemming_matches_other_forms_of_a_word(seed_index):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.backends.base import MAX_KEYWORDS, ChunkRow, DocumentInfo, FileState, SentenceRow
+from qa.backends.base import ChunkRow, DocumentInfo, FileState, SentenceRow, keywords
 from qa.backends.sqlite.store import Store
 from qa.backends.sqlite.vectors import VectorIndex
 from qa.chunking import Chunk
@@ -38,11 +38,12 @@ _WORD = re.compile(r"\w+")
 
 
 def keyword_query(text: str) -> str | None:
-    """An FTS5 MATCH expression: any of the text's words, each quoted; None if it has none.
+    """An FTS5 MATCH expression: any of the text's `keywords`, each quoted; None if it has
+    none.
 
     Quoting every word means no user text can be read as FTS5 syntax.
     """
-    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(text)))[:MAX_KEYWORDS]
+    words = keywords(word.lower() for word in _WORD.findall(text))
     return " OR ".join(f'"{word}"' for word in words) or None
 
 

@@ -1,0 +1,86 @@
+"""The keyword query's words: every word of the question (before issue 21) against its
+informative words (stopwords left out), on answers and retrieval, paired.
+
+Both rules run in one process on the same index, one after the other per part (the
+same questions, the same vectors), so only the keyword query differs:
+
+* SciFact (BEIR): nDCG@10, recall@10 and MRR@10 of hybrid and keyword search, on an
+  index built by `qa eval beir DIR --index CACHE_DIR` (only read);
+* SQuAD: quote@1, quote@any, passage@5, false refusals and refused unanswerable
+  questions per article, each asked against the index of all articles, as
+  `qa eval squad` does (the product's refusal threshold; the index is built here).
+
+    python benchmarks/keyword_rule.py --beir ../shared/datasets/scifact --index /tmp/x-scifact \
+        --squad ../shared/datasets/squad/squad2-dev-subset.json
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).parent))
+from query import every_word_query, keyword_rule  # noqa: E402
+
+from qa import evaluate, squad  # noqa: E402
+from qa.backends.sqlite import keyword_query  # noqa: E402
+from qa.index import Index  # noqa: E402
+from qa.settings import Settings  # noqa: E402
+
+RULES = {"every word (before)": every_word_query, "informative words": keyword_query}
+SQUAD_FIGURES = ("quote@1", "quote@any", "passage@5", "false_refusal", "refused_impossible")
+
+
+def beir(dataset: Path, cache: Path) -> None:
+    _, queries, qrels = evaluate.load_beir(dataset)
+    index = Index.open(cache / "index")
+    print(f"{dataset.name}: {len(queries)} queries, load {os.getloadavg()[0]:.1f}")
+    print(f"{'rule':<24}{'mode':<9}{'nDCG@10':>9}{'recall@10':>11}{'MRR@10':>9}")
+    for name, rule in RULES.items():
+        with keyword_rule(rule):
+            results = evaluate.evaluate_beir(index, queries, qrels, ["hybrid", "keyword"])
+        for mode, figures in results.items():
+            print(f"{name:<24}{mode:<9}{figures['ndcg@10']:>9.4f}{figures['recall@10']:>11.4f}"
+                  f"{figures['mrr@10']:>9.4f}")
+    index.close()
+
+
+def squad_articles(path: Path) -> None:
+    articles = squad.load_squad(path)
+    threshold = Settings().min_score
+    with tempfile.TemporaryDirectory(prefix="qa-keyword-rule-") as folder:
+        squad.write_corpus(articles, Path(folder) / "corpus")
+        index = Index.create(Path(folder) / "index", replace(Settings(), min_score=0.0))
+        index.add([Path(folder) / "corpus"])
+        print(f"\n{path.name}: {len(articles)} articles, load {os.getloadavg()[0]:.1f}")
+        print(f"{'article':<24}{'rule':<22}" + "".join(f"{f:>19}" for f in SQUAD_FIGURES))
+        for article in [*articles, None]:
+            for name, rule in RULES.items():
+                asked = articles if article is None else [article]
+                with keyword_rule(rule):
+                    outcomes = squad.ask_all(index, asked)
+                figures = squad.metrics(squad.refuse_below(outcomes, threshold))
+                title = "all" if article is None else article.title
+                print(f"{title[:23]:<24}{name:<22}"
+                      + "".join(f"{figures[f]:>19.3f}" for f in SQUAD_FIGURES), flush=True)
+        index.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--beir", type=Path, help="BEIR folder (corpus.jsonl, queries.jsonl, "
+                                                  "qrels/test.tsv)")
+    parser.add_argument("--index", type=Path, help="the --index CACHE_DIR of `qa eval beir`")
+    parser.add_argument("--squad", type=Path, help="a SQuAD-format JSON file")
+    args = parser.parse_args()
+    if args.beir:
+        beir(args.beir, args.index)
+    if args.squad:
+        squad_articles(args.squad)
+
+
+if __name__ == "__main__":
+    main()
