@@ -213,3 +213,36 @@ def status_html(notes: Sequence[tuple[bool, str]]) -> str:
         f'<li class="{"qa-ok" if ok else "qa-problem"}">{escape(text)}</li>' for ok, text in notes
     )
     return f'<ul class="qa-status">{items}</ul>' if items else ""
+
+
+def conversations_html(conversations: Sequence[Any], current: str, search: str = "") -> str:
+    """The kept conversations, latest first: title and date, the current one marked, each
+    with buttons to rename, export (Markdown, JSON) or delete it."""
+    if not conversations:
+        empty = (f"No conversation holds “{escape(search)}”." if search.strip()
+                 else "Your conversations are kept here, on this server.")
+        return f'<div class="qa-conv-empty">{empty}</div>'
+    rows = "".join(_conversation_row(c, c.id == current) for c in conversations)
+    return f'<ul class="qa-convs">{rows}</ul>'
+
+
+def _conversation_row(conversation: Any, current: bool) -> str:
+    title, key = escape(conversation.title), escape(conversation.id)
+    count = conversation.questions
+    questions = "1 question" if count == 1 else f"{count} questions"
+
+    def action(name: str, text: str, label: str) -> str:
+        return (f'<button class="qa-conv-{name}" data-action="{name}" data-id="{key}" '
+                f'data-title="{title}" title="{label}" aria-label="{label}: {title}">'
+                f"{text}</button>")
+
+    marked = (" qa-conv-current", ' aria-current="true"') if current else ("", "")
+    return (
+        f'<li class="qa-conv{marked[0]}">'
+        f'<button class="qa-conv-open" data-action="open" data-id="{key}"{marked[1]}>'
+        f'<span class="qa-conv-title">{title}</span>'
+        f'<span class="qa-conv-meta">{when(conversation.updated_at)} · {questions}</span></button>'
+        f'<span class="qa-conv-actions">{action("rename", "Rename", "Rename")}'
+        f'{action("md", "MD", "Export as Markdown")}{action("json", "JSON", "Export as JSON")}'
+        f'{action("delete", "✕", "Delete")}</span></li>'
+    )
