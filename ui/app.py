@@ -30,7 +30,6 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 CONCURRENCY = 16  # questions answered at once (the library lets them overlap)
 EXAMPLES = 3  # example questions offered, from the most recently indexed documents
 PHONE_WIDTH = 768  # below this many pixels the panels start folded
-LABEL_CHARS = 70  # of a document's first line used as its title when it has none
 CACHE_CLEANUP = (3600, 3600)  # Gradio's temporary files go after an hour
 HERE = Path(__file__).parent
 CSS_PATH = HERE / "style.css"
@@ -147,11 +146,7 @@ class ChatApp:
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - one ChatApp per server
     def _first_line(self, path: str, indexed_at: str) -> str:
-        text = (self.index.document_text(path) or "").strip()
-        line = text.split("\n", 1)[0].strip() or Path(path).name
-        if len(line) <= LABEL_CHARS:
-            return line
-        return line[:LABEL_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+        return render.title_of("", self.index.document_text(path), path)
 
     def document_action(self, event: gr.EventData, request: gr.Request) -> tuple:
         """A click in the documents list: {"action": "preview" | "remove", "document": path}.
