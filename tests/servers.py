@@ -29,10 +29,11 @@ def free_port() -> int:
 
 @contextmanager
 def qa_serve(
-    index: Path, log: Path, *options: str, env: dict | None = None, timeout: float = 300
+    index: Path, log: Path, *options: str, env: dict | None = None, timeout: float = 300,
+    port: int | None = None,
 ) -> Iterator[tuple[str, subprocess.Popen]]:
-    """A running `qa serve --index INDEX` on a free port: yields (url, process)."""
-    port = free_port()
+    """A running `qa serve --index INDEX` on `port` (a free one if None): yields (url, process)."""
+    port = port or free_port()
     with log.open("w") as out:
         process = subprocess.Popen(
             [*QA_UI, "serve", "--index", str(index), "--port", str(port), *options],

@@ -174,6 +174,8 @@ def test_answer_arrives_whole_with_sources_copy_button_and_focus_back(page, shot
     quoted = page.locator(".qa-passage mark.qa-quote", has_text="resigned")
     card = sources.locator(".qa-source").filter(has=quoted).first
     assert SEED in card.locator(".qa-source-file").inner_text()
+    assert card.locator(".qa-source-title").inner_text() == SEED_LABEL  # a title, not a file
+    assert "relevance" not in sources.inner_text()
     card.locator(".qa-context summary").click()
     assert card.locator(".qa-context-text mark", has_text="resigned").count() == 1
     screenshot(page, shots, "2-answer-with-sources-light", capsys)
@@ -228,9 +230,7 @@ def test_llm_down_gives_a_readable_notice_and_the_quoted_answer(page):
 
 def test_the_chat_survives_a_reload(page):
     page.reload()
-    page.wait_for_selector("#qa-question textarea")
-    page.get_by_text("Who has resigned?").first.click()
-    page.wait_for_selector("#qa-chat .qa-sources")
+    page.wait_for_selector("#qa-chat .qa-sources")  # reopened without a click
     assert page.locator("#qa-chat .qa-answer").count() >= 4
 
 
@@ -264,8 +264,11 @@ def test_upload_shows_embedding_progress_then_is_answerable_and_leaves_no_cached
     assert not {"zephyr-notes.md", "tool.exe", "blank.html"} & set(cached), cached
     answer = ask(page, "Who polished the Zephyr telescope mirror?")
     assert "Halvorsen" in answer.inner_text()
-    source = page.locator("#qa-chat .qa-sources").last.locator(".qa-source-file").first
-    assert source.inner_text() == "zephyr-notes.md"
+    card = page.locator("#qa-chat .qa-sources").last.locator(".qa-source").first
+    assert card.locator(".qa-source-file").inner_text() == "zephyr-notes.md"
+    assert card.locator(".qa-source-title").inner_text() == "Zephyr"  # its first heading
+    card.locator(".qa-context summary").click()
+    assert "#" not in card.inner_text()  # Markdown is shown as formatting, not symbols
     screenshot(page, shots, "3-uploaded-document-light", capsys)
 
 

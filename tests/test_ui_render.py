@@ -48,10 +48,11 @@ def test_not_found_answer_is_marked_as_such():
     assert "qa-notfound" in render.answer_html("The documents do not say.", found=False)
 
 
-def test_source_card_names_file_page_score_and_highlights_the_quote():
+def test_source_card_leads_with_the_title_then_file_and_page_and_highlights_the_quote():
     markup = render.sources_html([citation(page=3)], lambda source: DOC)
-    shown = visible(markup)
-    assert "la.txt" in shown and "page 3" in shown and "relevance 0.61" in shown
+    head = visible(re.search(r'<div class="qa-source-head">(.*?)</div>', markup).group(1))
+    assert head == "1LAla.txt · page 3"
+    assert "relevance" not in markup and "0.61" not in markup  # a score no reader can use
     marks = re.findall(r'<mark class="qa-quote">(.*?)</mark>', markup)
     assert [visible(m) for m in marks] == [QUOTE, QUOTE]  # in the passage and in its context
 
@@ -327,3 +328,47 @@ def test_gradio_cache_copies_are_deleted_and_nothing_outside_it(tmp_path):
     elsewhere.write_text("keep")
     uploads.discard_cached([str(cache / "abc" / "up.txt"), str(elsewhere)], cache)
     assert not (cache / "abc").exists() and elsewhere.read_text() == "keep"
+
+
+def test_a_card_without_a_title_is_named_by_the_first_line_or_else_the_file():
+    untitled = Citation(1, Hit(1, 7, "/docs/la.txt", "", PASSAGE, PASSAGE_START, len(DOC), None,
+                               0.03, 0.61), QUOTE, 0, 0)
+    title = r'<span class="qa-source-title">(.*?)</span>'
+    named = [visible(re.search(title, render.sources_html([untitled], lambda s, t=text: t))[1])
+             for text in (DOC, None)]
+    assert named == ["Intro line.", "la.txt"]
+    assert render.title_of("", "# Zephyr notes\nbody", "/d/z.md") == "Zephyr notes"
+
+
+MARKDOWN = ("# Zephyr\n\nThe **mirror** was *polished* by `Ingrid` [see](http://x.example/a)."
+            "\n## Notes")
+
+
+def test_markdown_is_shown_as_formatting_not_symbols_and_stays_inert():
+    markup = render.readable(MARKDOWN + ' <script>x()</script> <b onclick="y()">b</b>')
+    assert visible(markup).startswith("Zephyr\n\nThe mirror was polished by Ingrid see.\nNotes")
+    assert "<strong>Zephyr</strong>" in markup and "<strong>mirror</strong>" in markup
+    assert "<em>polished</em>" in markup and "<code>Ingrid</code>" in markup
+    assert "<script>" not in markup and "<b " not in markup and "http" not in markup
+    assert "<script>x()</script>" in visible(markup)
+    assert visible(render.readable("snake_case_name, 2*3*4 and a # b")) == (
+        "snake_case_name, 2*3*4 and a # b"
+    )
+
+
+def test_excerpt_context_and_preview_render_the_markdown_of_the_document():
+    text = MARKDOWN + "\n\nThe mirror was polished by Ingrid Halvorsen in **May**."
+    quote = "The mirror was polished by Ingrid Halvorsen in **May**."
+    hit = Hit(1, 1, "/d/z.md", "Zephyr", text, 0, len(text), None, 0.1, 0.5)
+    start = text.index(quote)
+    markup = render.sources_html([Citation(1, hit, quote, start, start + len(quote))],
+                                 lambda s: "Before.\n" + text)
+    assert "#" not in visible(markup) and "**" not in visible(markup)
+    assert '<mark class="qa-quote">The mirror was polished by Ingrid Halvorsen in ' \
+           "<strong>May</strong>&#46;</mark>" in markup
+
+    class Info:
+        path, title, chunks, indexed_at = "/d/z.md", "Zephyr", 1, "2024-05-01T10:00:00"
+
+    preview = render.preview_html(Info(), "Zephyr", text)
+    assert "<strong>Notes</strong>" in preview and "#" not in visible(preview)

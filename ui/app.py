@@ -22,13 +22,14 @@ from qa import BackendConfig, DocumentInfo, Index, QAError, Settings
 from qa.documents import canonical
 from qa.llm import LLMConfig
 from ui import render, uploads
+from ui.conversation_panel import ConversationPanel
+from ui.conversations import ConversationStore
 from ui.uploads import UPLOADS
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 CONCURRENCY = 16  # questions answered at once (the library lets them overlap)
 EXAMPLES = 3  # example questions offered, from the most recently indexed documents
 PHONE_WIDTH = 768  # below this many pixels the panels start folded
-LABEL_CHARS = 70  # of a document's first line used as its title when it has none
 CACHE_CLEANUP = (3600, 3600)  # Gradio's temporary files go after an hour
 HERE = Path(__file__).parent
 CSS_PATH = HERE / "style.css"
@@ -68,13 +69,18 @@ class ChatApp:
         self.index = Index.create(self.index_dir, Settings(max_file_mb=max_upload_mb), backend,
                                   llm)
         self.index.warm_up()  # the first question should not wait for the model to load
+        self.history = ConversationPanel(ConversationStore(self.index_dir), from_this_page)
         for _, note in self.index_files([]):  # uploads a crash or a busy index left behind
             print(f"qa serve: {note}", file=sys.stderr)
 
     # -- questions -------------------------------------------------------------
 
-    def respond(self, message: str, history: list[dict], k: float, mode: str) -> Iterator[str]:
-        """Chat handler: the answer (an LLM's as it is written), then its checks and Sources."""
+    def respond(
+        self, message: str, history: list[dict], k: float, mode: str, conversation: str = "",
+        request: gr.Request = None,
+    ) -> Iterator[str]:
+        """Chat handler: the answer (an LLM's as it is written), then its checks and Sources;
+        the turn is kept in the page's conversation."""
         if not message.strip():
             yield render.answer_html("Type a question about your documents.", found=False)
             return
@@ -91,8 +97,10 @@ class ChatApp:
         except QAError as error:
             yield render.answer_html(sentence(str(error)), found=False)
             return
-        yield (render.answer_html(answer.text, answer.found) + render.checks_html(answer)
-               + render.COPY_BUTTON + sources)
+        shown = (render.answer_html(answer.text, answer.found) + render.checks_html(answer)
+                 + render.COPY_BUTTON + sources)
+        self.history.keep(conversation, request, message, shown, answer.to_dict())
+        yield shown
 
     def ask(self, question: str, k: int = 5, mode: str = "extractive") -> dict:
         """Answer a question from the indexed documents, citing the passages it quotes.
@@ -136,11 +144,7 @@ class ChatApp:
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - one ChatApp per server
     def _first_line(self, path: str, indexed_at: str) -> str:
-        text = (self.index.document_text(path) or "").strip()
-        line = text.split("\n", 1)[0].strip() or Path(path).name
-        if len(line) <= LABEL_CHARS:
-            return line
-        return line[:LABEL_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+        return render.title_of("", self.index.document_text(path), path)
 
     def document_action(self, event: gr.EventData, request: gr.Request) -> tuple:
         """A click in the documents list: {"action": "preview" | "remove", "document": path}.
@@ -311,10 +315,13 @@ def build_app(
         gr.HTML(HEADER)
         with gr.Row(equal_height=False, elem_classes="qa-main"):
             with gr.Column(scale=2, min_width=300, elem_classes="qa-side"):
+                conversations = app.history.build()
                 panels, settings = side_panels(app, demo, max_upload_mb)
             with gr.Column(scale=5, elem_classes="qa-chat-column"):
-                chat = chat_panel(app, settings)
+                chat = chat_panel(app, [*settings, app.history.current])
         wire_documents(app, demo, panels, chat.chatbot)
+        app.history.wire(demo, chat)
+        panels["folds"].append(conversations)
         width = gr.Number(visible=False)  # the window's, sent by the page on load
         demo.load(fold_on_phones, width, panels["folds"], js="() => [window.innerWidth]",
                   api_visibility="private", queue=False)
@@ -364,11 +371,12 @@ def wire_documents(app: ChatApp, demo: gr.Blocks, panels: dict, chatbot: gr.Chat
 
 def fold_on_phones(width: float) -> list:
     """Fold the documents and settings panels on narrow screens, so the chat comes first."""
-    return [gr.update(open=not 0 < width < PHONE_WIDTH)] * 2
+    return [gr.update(open=not 0 < width < PHONE_WIDTH)] * 3
 
 
 def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
-    """The chat: answers with Sources and a copy button, history kept in the browser."""
+    """The chat: answers with Sources and a copy button (its conversations are kept by
+    `app.history`, on the server)."""
     chatbot = gr.Chatbot(
         elem_id="qa-chat",
         show_label=False,
@@ -394,11 +402,10 @@ def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
         textbox=textbox,
         additional_inputs=settings,
         # Replaced on load by questions about the indexed documents (none if there are none).
-        examples=[["What are these documents about?", None, None]],
+        examples=[["What are these documents about?", None, None, None]],
         api_name="chat",
         api_visibility="undocumented",  # scripts use /ask; benchmarks/load.py uses this too
         fill_height=True,
-        save_history=True,
     )
 
 

@@ -1,11 +1,14 @@
-"""HTML for answers, sources and the documents list.
+"""HTML for answers, sources, the documents list and the conversations list.
 
 Document text is untrusted. Everything that comes from a document (or a file
 name) passes through `escape`, which turns every ASCII punctuation character
 into a numeric character reference: no tag, attribute, Markdown or LaTeX
 syntax can survive it, yet the browser shows the characters literally.
 The chat renders each message as one single-line HTML block, so Markdown never
-re-parses the escaped text.
+re-parses the escaped text. Document text shown to read (excerpts, context,
+preview) goes through `readable`: the common Markdown of the text (headings,
+emphasis, code, links) becomes the few tags this module writes itself, and
+everything else is escaped as above.
 """
 
 import re
@@ -20,17 +23,60 @@ from qa.tables import row_fields
 CONTEXT_CHARS = 400  # of document text shown before and after a passage in its context
 EXCERPT_CHARS = 160  # of passage text shown around its quotes in a source card
 PREVIEW_CHARS = 3000  # of a document's text shown in its preview
+LABEL_CHARS = 70  # of a document's first line used as its title when it has none
 _SPECIAL = frozenset(string.punctuation)
 COPY_BUTTON = (  # ui/page.js copies the answer and its sources as plain text
     '<div class="qa-actions"><button class="qa-copy" type="button">Copy answer</button></div>'
 )
 _MARKER = re.compile(r"&#91;(\d+)&#93;")
+_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*")
+_INLINE = re.compile(  # groups: strong, strong, em, em, code, link text
+    r"(?<![\w*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w*])|(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"
+    r"|(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=\S)\*(?![\w*])|(?<!\w)_(?=\S)([^_\n]+?)(?<=\S)_(?!\w)"
+    r"|`([^`\n]+)`|!?\[([^\]\n]+)\]\([^)\s]+\)"
+)
+_INLINE_TAGS = ("strong", "strong", "em", "em", "code", "")
 
 
 def escape(text: str) -> str:
     """Make untrusted text inert and literal; newlines become <br>."""
     out = "".join(f"&#{ord(ch)};" if ch in _SPECIAL else ch for ch in text)
     return re.sub(r"\r\n|\r|\n", "<br>", out)
+
+
+def readable(text: str) -> str:
+    """Untrusted text as safe HTML, its Markdown shown as formatting rather than symbols:
+    a heading line in bold without its #, **strong**, *em*, `code`, a link as its text."""
+    lines = []
+    for line in re.split(r"\r\n|\r|\n", text):
+        heading = _HEADING.fullmatch(line)
+        lines.append(f"<strong>{_inline(heading.group(1))}</strong>" if heading else _inline(line))
+    return "<br>".join(lines)
+
+
+def _inline(text: str) -> str:
+    out, position = [], 0
+    for match in _INLINE.finditer(text):
+        group = next(i for i, value in enumerate(match.groups()) if value is not None)
+        tag, inner = _INLINE_TAGS[group], escape(match.group(group + 1))
+        out += [escape(text[position : match.start()]),
+                f"<{tag}>{inner}</{tag}>" if tag else inner]
+        position = match.end()
+    out.append(escape(text[position:]))
+    return "".join(out)
+
+
+def title_of(title: str, text: str | None, path: str) -> str:
+    """What to call a document: its own title (PDF or docx metadata, first Markdown
+    heading, HTML title), else the start of its first line, else its file name."""
+    if title.strip():
+        return title.strip()
+    line = (text or "").strip().split("\n", 1)[0].strip().lstrip("#").strip()
+    if not line:
+        return Path(path).name
+    if len(line) <= LABEL_CHARS:
+        return line
+    return line[:LABEL_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
 def answer_html(text: str, found: bool = True) -> str:
@@ -82,13 +128,14 @@ def _source_card(n: int, citations: list[Any], full_text: str | None) -> str:
     excerpt = highlighted(hit.text[start:end], [(a - start, b - start) for a, b in spans])
     excerpt = ("…" if start else "") + excerpt + ("…" if end < len(hit.text) else "")
     trimmed = start > 0 or end < len(hit.text)
-    page = f'<span class="qa-source-page">page {hit.page}</span>' if hit.page else ""
+    page = f'<span class="qa-source-page"> · page {hit.page}</span>' if hit.page else ""
     return (
         '<div class="qa-source">'
         f'<div class="qa-source-head"><span class="qa-source-n">{n}</span>'
-        f'<span class="qa-source-file">{escape(Path(hit.source).name)}</span>{page}'
-        f'<span class="qa-source-score" title="similarity between question and passage">'
-        f"relevance {hit.similarity:.2f}</span></div>"
+        f'<span class="qa-source-name">'
+        f'<span class="qa-source-title">{escape(title_of(hit.title, full_text, hit.source))}</span>'
+        f'<span class="qa-source-where"><span class="qa-source-file">'
+        f"{escape(Path(hit.source).name)}</span>{page}</span></span></div>"
         f'<div class="qa-passage">{excerpt}</div>'
         f"{''.join(row_table(c.quote) for c in citations)}"
         f"{_context(hit, highlighted(hit.text, spans), full_text, trimmed)}</div>"
@@ -142,10 +189,10 @@ def highlighted(text: str, spans: Sequence[tuple[int, int]]) -> str:
         start = max(start, position)
         if start >= end:
             continue
-        out.append(escape(text[position:start]))
-        out.append(f'<mark class="qa-quote">{escape(text[start:end])}</mark>')
+        out.append(readable(text[position:start]))
+        out.append(f'<mark class="qa-quote">{readable(text[start:end])}</mark>')
         position = end
-    out.append(escape(text[position:]))
+    out.append(readable(text[position:]))
     return "".join(out)
 
 
@@ -163,8 +210,8 @@ def _context(hit: Any, passage: str, full_text: str | None, trimmed: bool) -> st
         return ""
     return (
         '<details class="qa-context"><summary>Show in context</summary>'
-        f'<div class="qa-context-text">{escape(before)}'
-        f'<span class="qa-context-passage">{passage}</span>{escape(after)}</div></details>'
+        f'<div class="qa-context-text">{readable(before)}'
+        f'<span class="qa-context-passage">{passage}</span>{readable(after)}</div></details>'
     )
 
 
@@ -210,7 +257,7 @@ def preview_html(document: Any, label: str, text: str) -> str:
     return (
         f'<div class="qa-preview"><div class="qa-preview-title">{escape(label)}</div>'
         f'<div class="qa-doc-where">{escape(document.path)}</div>'
-        f'<div class="qa-preview-text">{escape(shown)}</div>{tail}</div>'
+        f'<div class="qa-preview-text">{readable(shown)}</div>{tail}</div>'
     )
 
 
@@ -229,3 +276,36 @@ def status_html(notes: Sequence[tuple[bool, str]]) -> str:
         f'<li class="{"qa-ok" if ok else "qa-problem"}">{escape(text)}</li>' for ok, text in notes
     )
     return f'<ul class="qa-status">{items}</ul>' if items else ""
+
+
+def conversations_html(conversations: Sequence[Any], current: str, search: str = "") -> str:
+    """The kept conversations, latest first: title and date, the current one marked, each
+    with buttons to rename, export (Markdown, JSON) or delete it."""
+    if not conversations:
+        empty = (f"No conversation holds “{escape(search)}”." if search.strip()
+                 else "Your conversations are kept here, on this server.")
+        return f'<div class="qa-conv-empty">{empty}</div>'
+    rows = "".join(_conversation_row(c, c.id == current) for c in conversations)
+    return f'<ul class="qa-convs">{rows}</ul>'
+
+
+def _conversation_row(conversation: Any, current: bool) -> str:
+    title, key = escape(conversation.title), escape(conversation.id)
+    count = conversation.questions
+    questions = "1 question" if count == 1 else f"{count} questions"
+
+    def action(name: str, text: str, label: str) -> str:
+        return (f'<button class="qa-conv-{name}" data-action="{name}" data-id="{key}" '
+                f'data-title="{title}" title="{label}" aria-label="{label}: {title}">'
+                f"{text}</button>")
+
+    marked = (" qa-conv-current", ' aria-current="true"') if current else ("", "")
+    return (
+        f'<li class="qa-conv{marked[0]}">'
+        f'<button class="qa-conv-open" data-action="open" data-id="{key}"{marked[1]}>'
+        f'<span class="qa-conv-title">{title}</span>'
+        f'<span class="qa-conv-meta">{when(conversation.updated_at)} · {questions}</span></button>'
+        f'<span class="qa-conv-actions">{action("rename", "Rename", "Rename")}'
+        f'{action("md", "MD", "Export as Markdown")}{action("json", "JSON", "Export as JSON")}'
+        f'{action("delete", "✕", "Delete")}</span></li>'
+    )

@@ -1,0 +1,135 @@
+"""Kept conversations: a real `qa serve` (restarted on the same port), a real browser, the
+real model; and the store itself, for what one user may see of another's.
+"""
+
+import json
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.servers import ENV, QA, ROOT, free_port, qa_serve
+from tests.test_ui import ask, browser, open_page  # noqa: F401 - browser is a fixture
+from ui.conversations import CONVERSATIONS, ConversationStore, new_id
+
+ANSWER = {"question": "Who?", "answer": "Martinez resigned. [1]", "found": True, "citations": [
+    {"n": 1, "source": "/docs/la.txt", "title": "LA news", "text": "Martinez resigned.",
+     "quote": "Martinez resigned.", "start": 0, "end": 18, "page": 2, "score": 0.1,
+     "similarity": 0.6}]}
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory) -> Path:
+    index = tmp_path_factory.mktemp("conversations") / "index"
+    subprocess.run([*QA, "--index", str(index), "index", str(ROOT / "seeds")],
+                   check=True, cwd=ROOT, env=ENV, capture_output=True)
+    return index
+
+
+def listed(page) -> list[str]:
+    return page.locator("#qa-conv-list .qa-conv-title").all_inner_texts()
+
+
+def reopened(page) -> None:
+    page.reload()
+    page.wait_for_selector("#qa-chat .qa-sources", timeout=30_000)
+
+
+def test_a_conversation_survives_a_reload_and_a_restart(browser, index, tmp_path):  # noqa: F811
+    port = free_port()
+    with qa_serve(index, tmp_path / "serve.log", port=port) as (url, _):
+        page = open_page(browser, url)
+        assert listed(page) == []
+        ask(page, "Who has resigned?")
+        page.get_by_text("1 question").wait_for()
+        reopened(page)
+        assert page.locator("#qa-chat .qa-answer").count() == 1
+        assert "resigned" in page.inner_text("#qa-chat .qa-answer")
+    with qa_serve(index, tmp_path / "serve-again.log", port=port) as (url, _):
+        reopened(page)
+        assert page.locator("#qa-chat .qa-answer").count() == 1
+        assert listed(page) == ["Who has resigned?"]
+        assert "Who has resigned?" in page.inner_text("#qa-chat")
+        # and the conversation goes on where it was
+        ask(page, "Where were protestors gathered?")
+        reopened(page)
+        assert page.locator("#qa-chat .qa-answer").count() == 2
+        page.context.close()
+    mode = stat.S_IMODE((index / CONVERSATIONS).stat().st_mode)
+    assert mode == 0o600, oct(mode)
+
+
+def test_history_list_renames_searches_exports_and_deletes_only_once_confirmed(
+    browser, index, tmp_path  # noqa: F811
+):
+    with qa_serve(index, tmp_path / "serve.log") as (url, _):
+        page = open_page(browser, url)
+        page.locator("#qa-conv-new").click()
+        page.wait_for_function("!document.querySelector('#qa-chat .qa-answer')")
+        ask(page, "Who is Mike Bonin?")
+        page.get_by_text("Who is Mike Bonin?", exact=True).last.wait_for()
+        assert len(listed(page)) == 2 and listed(page)[0] == "Who is Mike Bonin?"
+
+        row = page.locator("#qa-conv-list .qa-conv", has_text="Mike Bonin")
+        page.once("dialog", lambda dialog: dialog.accept("Bonin and his son"))
+        row.locator(".qa-conv-rename").click()
+        page.get_by_text("Bonin and his son").wait_for()
+
+        page.fill("#qa-conv-search textarea", "resigned")
+        page.wait_for_function("!document.querySelector('#qa-conv-list').innerText"
+                               ".includes('Bonin and his son')")
+        assert listed(page) == ["Who has resigned?"]
+        page.fill("#qa-conv-search textarea", "")
+        page.get_by_text("Bonin and his son").wait_for()
+
+        row = page.locator("#qa-conv-list .qa-conv", has_text="Bonin and his son")
+        with page.expect_download() as download:
+            row.locator(".qa-conv-md").click()
+        markdown = Path(download.value.path()).read_text()
+        assert markdown.startswith("# Bonin and his son\n")
+        assert "## Who is Mike Bonin?" in markdown
+        assert "Sources:" in markdown and "000_8763795a8428a42a.txt" in markdown
+        with page.expect_download() as download:
+            row.locator(".qa-conv-json").click()
+        kept = json.loads(Path(download.value.path()).read_text())
+        assert kept["title"] == "Bonin and his son"
+        assert kept["turns"][0]["answer"]["citations"][0]["quote"]
+
+        page.once("dialog", lambda dialog: dialog.dismiss())
+        row.locator(".qa-conv-delete").click()
+        page.wait_for_timeout(1000)
+        assert "Bonin and his son" in listed(page)
+        page.once("dialog", lambda dialog: dialog.accept())
+        row.locator(".qa-conv-delete").click()
+        page.wait_for_function("!document.querySelector('#qa-conv-list').innerText"
+                               ".includes('Bonin and his son')")
+        assert listed(page) == ["Who has resigned?"]
+        assert page.locator("#qa-chat .qa-answer").count() == 0  # it was the open one
+        page.context.close()
+
+
+def test_no_user_sees_or_changes_another_users_conversations(tmp_path):
+    store = ConversationStore(tmp_path)
+    mine, theirs = new_id(), new_id()
+    store.add_turn("ann", mine, "Who resigned?", "<div>shown</div>", ANSWER)
+    store.add_turn("bob", theirs, "What is it?", "<div>other</div>", ANSWER)
+    assert [c.id for c in store.conversations("ann")] == [mine]
+    assert store.turns("bob", mine) == [] and store.conversations("bob", "who resigned") == []
+    store.rename("bob", mine, "taken")
+    store.delete("bob", mine)
+    store.add_turn("bob", mine, "Appended?", "<div>x</div>", ANSWER)  # bob's own, apart
+    assert [t.question for t in store.turns("ann", mine)] == ["Who resigned?"]
+    assert store.conversations("ann")[0].title == "Who resigned?"
+    assert store.conversations("", "") == []  # nor does a page without a login
+
+
+def test_markdown_export_cites_title_file_page_and_quote(tmp_path):
+    from ui.conversations import as_markdown
+
+    store = ConversationStore(tmp_path)
+    conversation = new_id()
+    store.add_turn("", conversation, "Who?", "<div>shown</div>", ANSWER)
+    markdown = as_markdown(store.conversation("", conversation), store.turns("", conversation))
+    assert "## Who?\n\nMartinez resigned. [1]\n" in markdown
+    assert "- [1] LA news (la.txt, page 2): “Martinez resigned.”" in markdown

@@ -1,0 +1,136 @@
+"""The Conversations panel of the web chat: the kept conversations of `ui.conversations`.
+
+Owned here: which conversation a page is in (a random id, kept in the browser's
+localStorage so that a reload, or a restart of the server, reopens it), the history
+list (title, date, search; open, rename, delete, export as Markdown or JSON) and its
+events. Every handler answers only the app's own page (the `allowed` check given by
+the app) and only with the logged-in user's conversations.
+"""
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from ui import render
+from ui.conversations import ConversationStore, as_json, as_markdown, is_id, new_id
+
+STORAGE_KEY = "qa-conversation"  # in the browser's localStorage
+JS = (Path(__file__).parent / "conversations.js").read_text()
+DOWNLOAD_JS = """(file) => {
+  // An export: the browser saves the text the server made as a file.
+  if (!file || !file.name) return;
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([file.text], { type: file.type }));
+  link.download = file.name;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+}"""
+EXPORTS = {"md": ("text/markdown", as_markdown), "json": ("application/json", as_json)}
+PRIVATE: dict[str, Any] = {"api_visibility": "private", "queue": False}
+
+
+def user_of(request: gr.Request | None) -> str:
+    """Whose conversations a request may see: the logged-in user's ("" without --auth)."""
+    return (getattr(request, "username", None) or "") if request else ""
+
+
+class ConversationPanel:
+    """The history list and the id of the conversation each page is in."""
+
+    def __init__(self, store: ConversationStore,
+                 allowed: Callable[[gr.Request | None], bool]) -> None:
+        self.store = store
+        self.allowed = allowed
+
+    def build(self) -> gr.Accordion:
+        """The panel's components (call inside the page's layout)."""
+        self.current = gr.State("")  # the id of the conversation this page is in
+        self.remembered = gr.BrowserState("", storage_key=STORAGE_KEY,
+                                          secret=self.store.secret("browser-state"))
+        with gr.Accordion("Conversations", open=True, elem_id="qa-conversations") as fold:
+            with gr.Row(elem_classes="qa-conv-tools"):
+                self.search = gr.Textbox(placeholder="Search conversations", show_label=False,
+                                         label="Search conversations", elem_id="qa-conv-search",
+                                         scale=3, min_width=120)
+                self.new = gr.Button("New", elem_id="qa-conv-new", scale=1, min_width=60,
+                                     size="sm")
+            self.listing = gr.HTML(elem_id="qa-conv-list", js_on_load=JS)
+            self.export = gr.JSON(visible=False)
+        return fold
+
+    def keep(self, conversation: str, request: gr.Request | None, question: str, shown: str,
+             answer: dict[str, Any]) -> None:
+        """Store a turn of the chat, if the page is in a conversation (API calls are not)."""
+        if is_id(conversation) and self.allowed(request):
+            self.store.add_turn(user_of(request), conversation, question, shown, answer)
+
+    def wire(self, demo: gr.Blocks, chat: gr.ChatInterface) -> None:
+        """The panel's events, and the chat's: reopen on load, new on Clear, list refreshed
+        after each answer."""
+        # the chat's messages are shown by its chatbot and sent back as its chatbot_state
+        opened = [self.current, self.remembered, chat.chatbot, chat.chatbot_state, self.listing]
+        demo.load(self.restore, [self.remembered, self.search], opened, **PRIVATE)
+        self.new.click(self.start, self.search, opened, **PRIVATE)
+        chat.chatbot.clear(self.start, self.search, opened, **PRIVATE)
+        self.search.change(self.refresh, [self.current, self.search], self.listing, **PRIVATE)
+        chat.chatbot.change(self.refresh, [self.current, self.search], self.listing,
+                            trigger_mode="always_last", **PRIVATE)
+        self.listing.click(self.act, [self.current, self.search], [*opened, self.export],
+                           **PRIVATE).then(None, self.export, None, js=DOWNLOAD_JS, **PRIVATE)
+
+    def restore(self, remembered: Any, search: str, request: gr.Request) -> tuple:
+        """On load: the conversation this browser was in, or a new one."""
+        if is_id(remembered) and self.allowed(request):
+            return self._open(remembered, search, request)
+        return self.start(search, request)
+
+    def start(self, search: str, request: gr.Request) -> tuple:
+        """A new, empty conversation (the others stay in the list)."""
+        conversation = new_id()
+        return conversation, conversation, [], [], self.refresh(conversation, search, request)
+
+    def refresh(self, current: str, search: str, request: gr.Request) -> str:
+        """The history list, the current conversation marked."""
+        if not self.allowed(request):
+            return render.conversations_html([], current, search)
+        found = self.store.conversations(user_of(request), search or "")
+        return render.conversations_html(found, current, search or "")
+
+    def act(self, current: str, search: str, event: gr.EventData, request: gr.Request) -> tuple:
+        """A click in the list: {"action": "open" | "rename" | "delete" | "md" | "json",
+        "id": conversation, "title": new title (rename)}."""
+        data = event._data or {}
+        action, chosen = data.get("action"), data.get("id")
+        if not (is_id(chosen) and self.allowed(request)):
+            return *[gr.skip()] * 5, None
+        user = user_of(request)
+        if action == "open":
+            return *self._open(chosen, search, request), None
+        if action == "rename":
+            self.store.rename(user, chosen, str(data.get("title") or ""))
+        elif action == "delete":
+            self.store.delete(user, chosen)
+            if chosen == current:
+                return *self.start(search, request), None
+        listing = self.refresh(current, search, request)
+        return *[gr.skip()] * 4, listing, self._export(user, chosen, action)
+
+    def _open(self, conversation: str, search: str, request: gr.Request) -> tuple:
+        messages = []
+        for turn in self.store.turns(user_of(request), conversation):
+            messages += [{"role": "user", "content": turn.question},
+                         {"role": "assistant", "content": turn.shown}]
+        listing = self.refresh(conversation, search, request)
+        return conversation, conversation, messages, messages, listing
+
+    def _export(self, user: str, conversation: str, action: Any) -> dict | None:
+        """The file an export action downloads: {name, type, text}."""
+        kept = self.store.conversation(user, conversation)
+        if action not in EXPORTS or kept is None:
+            return None
+        kind, write = EXPORTS[action]
+        name = "".join(ch if ch.isalnum() else "-" for ch in kept.title).strip("-")[:60]
+        text = write(kept, self.store.turns(user, conversation))
+        return {"name": f"{name or 'conversation'}.{action}", "type": kind, "text": text}
