@@ -33,7 +33,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
@@ -47,6 +47,7 @@ from qa.question_kinds import (
 from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
 from qa.store import SentenceRow
+from qa.summary import SUMMARY_SENTENCES, central_sentences
 
 ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
 WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0}
@@ -204,6 +205,38 @@ def compose_answer(
         chosen = [int(np.argmax(scores))]
     spans = _joined([(candidates[i].hit, *_with_antecedent(candidates[i], wanted, idf))
                      for i in chosen])
+    return _quoted(question, spans, score)
+
+
+def compose_summary(question: str, hits: Sequence[Hit], sentences: Sequence[SentenceRow],
+                    documents: Sequence[str]) -> Answer:
+    """Quote the sentences that stand for each of `documents` (paths; see `qa.summary`),
+    from `hits`, their passages, and `sentences`, those passages' sentences."""
+    # in document order, so that a sentence two overlapping passages hold is read (and
+    # its vector taken) from the first, whatever the order they were found in
+    in_order = sorted(hits, key=lambda hit: (hit.source, hit.start))
+    candidates = _candidates(sentences, {hit.chunk_id: replace(hit, rank=rank)
+                                         for rank, hit in enumerate(in_order, 1)})
+    per_document = max(1, SUMMARY_SENTENCES // len(documents))
+    spans = []
+    for path in documents:
+        ours = sorted((c for c in candidates if c.hit.source == path),
+                      key=lambda c: c.sentence.start)
+        if not ours:
+            continue
+        first = ours[0]
+        news_like = not first.hit.text[:first.sentence.start - first.hit.start].strip() \
+            and first.hit.start == 0  # opens with prose, not a title
+        vectors = np.array([c.sentence.vector for c in ours])
+        spans += [(ours[i].hit, ours[i].sentence.start, ours[i].sentence.end)
+                  for i in central_sentences(vectors, per_document, news_like)]
+    if not spans:
+        return Answer(question, NOT_FOUND, False, ())
+    return _quoted(question, spans, 1.0)
+
+
+def _quoted(question: str, spans: Sequence[tuple[Hit, int, int]], score: float) -> Answer:
+    """An answer quoting each span (document offsets) of its passage, with `[n]` markers."""
     numbers: dict[int, int] = {}
     citations, parts = [], []
     for hit, start, end in spans:

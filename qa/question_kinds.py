@@ -10,6 +10,10 @@ hand-written sentences.
 - doer: a "who did it" question ("Who has resigned...?") wants a name just before
   the asked verb, where the sentence says it happened: not negated ("no plans to
   resign"), not wished for ("called for them to resign").
+
+An overview question ("What is this document about?", "Summarize the handbook") asks
+for no sentence in particular: `summary_subject` tells it apart, and `qa.summary`
+answers it.
 """
 
 import re
@@ -58,7 +62,38 @@ _NUMBER = re.compile(
     r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
     r"hundred|thousand|million|billion|dozen)\b", re.I)
 
+_POLITE = r"^\s*(?:(?:please|can you|could you|would you|will you|pls)\s+)*"
+_SUMMARY_REQUEST = re.compile(
+    _POLITE + r"(?:summari[sz]e|sum up|recap|outline|"
+    r"(?:give|show|tell|write)(?: me| us)? (?:a |an |the )?(?:short |brief |quick |one-line )?"
+    r"(?:summary|overview|gist|synopsis|rundown|outline|recap|main points|key points)|"
+    r"what(?:'s| is| are) the (?:gist|summary|overview|main points?|key points?|main ideas?|"
+    r"key ideas?|main takeaways?|key takeaways?|main topics?|key findings|main findings)|"
+    r"tl;? ?dr)\b(?:\s+(?:of|for|on|in|about))?(?P<subject>.*?)[\s?.!]*$", re.I)
+_ABOUT_QUESTION = re.compile(
+    _POLITE + r"(?:what(?:'s| is| are| was| were)|tell me what) (?P<subject>.+?)(?: is| are)?"
+    r" (?:all |mainly |mostly |really )?about[\s?.!]*$", re.I)
+_COVER_QUESTION = re.compile(
+    _POLITE + r"what (?:does|do) (?P<subject>.+?) (?:say|cover|describe|discuss|"
+    r"talk about|deal with)[\s?.!]*$", re.I)
+
 SentenceTest = Callable[[str, str], float]
+
+
+def summary_subject(question: str) -> tuple[str, bool] | None:
+    """What an overview question asks to be summarised, or None for another question:
+    (the subject as named, lower-case and without articles: "" when none is; whether the
+    question asks for a summary outright). "What is X about?" and "What does X cover?"
+    ask it of a document only when X names one ("this article", a title), which the
+    caller decides; "Summarize X" asks it outright."""
+    asked = question.strip()
+    for pattern, outright in ((_SUMMARY_REQUEST, True), (_ABOUT_QUESTION, False),
+                              (_COVER_QUESTION, False)):
+        found = pattern.match(asked)
+        if found:
+            subject = re.sub(r"^(?:the|a|an)\s+", "", found["subject"].strip(" ,:;-"), flags=re.I)
+            return subject.lower(), outright
+    return None
 
 
 def content_words(text: str) -> list[str]:

@@ -1,9 +1,12 @@
 """Each rule of an extractive answer, on hand-written sentences, without the model."""
 
+import numpy as np
 import pytest
 
 from qa import question_kinds as kinds
 from qa.answer import WEIGHTS, Signals, spellings
+from qa.backends import DocumentInfo
+from qa.summary import central_sentences, documents_to_summarize
 
 
 def test_a_sentence_scores_its_signals_by_their_named_weights():
@@ -86,3 +89,67 @@ def test_a_misspelt_question_word_is_read_as_the_closest_word_the_passages_hold(
 ])
 def test_a_word_is_not_read_as_a_misspelling_when_it_may_be_meant(word, held, known):
     assert spellings(f"Is the {word} listed?", held, known)[word] == word
+
+
+@pytest.mark.parametrize(("question", "subject"), [
+    ("Summarize this article", ("this article", True)),
+    ("Can you give me the gist of the handbook?", ("handbook", True)),
+    ("What are the main points?", ("", True)),
+    ("What is the safety report about?", ("safety report", False)),
+    ("What does the memo say?", ("memo", False)),
+    ("What was the dispute about?", ("dispute", False)),
+    ("What is the capital of France?", None),
+    ("Who summarized the report?", None),
+])
+def test_an_overview_question_is_told_apart_with_its_subject(question, subject):
+    assert kinds.summary_subject(question) == subject
+
+
+DOCUMENTS = [DocumentInfo("/d/safety_report.pdf", "Loading dock safety report", 4, ""),
+             DocumentInfo("/d/handbook.md", "Staff handbook", 9, ""),
+             DocumentInfo("/d/news.txt", "", 2, "")]
+
+
+@pytest.mark.parametrize(("question", "paths"), [
+    ("What is the safety report about?", ["/d/safety_report.pdf"]),
+    ("Give me the gist of the staff handbook.", ["/d/handbook.md"]),
+    ("Summarize the documents", ["/d/handbook.md", "/d/safety_report.pdf", "/d/news.txt"]),
+    ("What is this article about?", ["/d/news.txt"]),  # the one the conversation is about
+    ("Summarize the minutes of the board", ["/d/found.txt"]),  # no title: searched for
+    ("What was the dispute about?", None),  # about a dispute, not a document
+])
+def test_an_overview_is_of_the_document_the_question_names_or_refers_to(question, paths):
+    subject = kinds.summary_subject(question)
+
+    chosen = documents_to_summarize(*subject, DOCUMENTS, referred=lambda: "/d/news.txt",
+                                    find=lambda text: "/d/found.txt")
+
+    assert chosen == paths
+
+
+def test_a_lone_document_is_the_one_summarised():
+    assert documents_to_summarize("", True, DOCUMENTS[:1], lambda: None, lambda t: None) \
+        == ["/d/safety_report.pdf"]
+
+
+def _unit(*rows: list[float]) -> np.ndarray:
+    vectors = np.array(rows, dtype=np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_a_summary_takes_central_sentences_that_differ_in_document_order():
+    # sentences 1 and 2 restate each other, 0 is an aside: the summary takes one of the
+    # restatements, then what else is central, never the other restatement
+    vectors = _unit([1, 0, 0, 1.5], [1, 1, 0, 0], [1, 1, 0.25, 0], [1, 0.5, 0.8, 0],
+                    [1, 0.5, -0.6, 0])
+
+    assert central_sentences(vectors, 1, news_like=False) == [1]
+    assert central_sentences(vectors, 3, news_like=False) == [1, 3, 4]
+    assert central_sentences(vectors, 9, news_like=False) == [0, 1, 2, 3, 4]
+
+
+def test_news_leads_with_its_gist():
+    vectors = _unit([0.8, 0.6, 0], [0, 0, 1], [1, 0, 0], [1, 0.05, 0])
+
+    assert central_sentences(vectors, 1, news_like=False) == [3]
+    assert central_sentences(vectors, 1, news_like=True) == [0]
