@@ -42,7 +42,11 @@ from qa.question_kinds import (
     answer_type,
     asked_verb,
     content_words,
+    is_list_question,
+    leads_with,
+    named_things,
     names_the_doer,
+    yes_no_subject,
 )
 from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
@@ -50,10 +54,11 @@ from qa.store import SentenceRow
 from qa.summary import SUMMARY_SENTENCES, central_sentences
 
 ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
-WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0}
+WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0,
+           "subject": 2.0, "listing": 2.0}
 # a second quote must be an answer of the kind asked as much as the first is (a date, a
 # name, the doer): not merely close behind it
-KIND_SIGNALS = ("answer_type", "doer")
+KIND_SIGNALS = ("answer_type", "doer", "subject")
 # A statement rather than a question (a claim to find evidence for, as in SciFact) is
 # answered as before these weights: cosine and sentence BM25 fused by rank, over the top
 # three passages, one quote. On SciFact's evidence that beats the question scorer
@@ -75,7 +80,7 @@ _REFERS_BACK = re.compile(
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _QUESTION_START = re.compile(
     r"(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
-    r"will|would|should|has|have|had)\b", re.I)
+    r"will|would|should|has|have|had|list|name|enumerate|tell|explain|describe)\b", re.I)
 _SENTENCE_END = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
 
 
@@ -164,6 +169,8 @@ class Signals:
     similarity: float = 0.0
     answer_type: float = 0.0
     doer: float = 0.0
+    subject: float = 0.0
+    listing: float = 0.0
 
     def score(self) -> float:
         return sum(WEIGHTS[f.name] * getattr(self, f.name) for f in fields(self))
@@ -300,8 +307,12 @@ def _signals(
     spell them (`spellings`)."""
     typed = answer_type(question)
     verb = asked_verb(question)
+    subject = yes_no_subject(question)
+    listing = is_list_question(question)
+    counts = [named_things(question, c.text) if listing else 0 for c in candidates]
+    most = max(counts, default=0) or 1
     signals = []
-    for candidate, similarity in zip(candidates, similarities, strict=True):
+    for candidate, similarity, count in zip(candidates, similarities, counts, strict=True):
         hit = candidate.hit
         window = " ".join(_text(hit, s) for s in (candidate.previous, candidate.following) if s)
         text = candidate.text
@@ -313,6 +324,8 @@ def _signals(
             similarity=float(similarity),
             answer_type=typed(question, candidate.text) if typed else 0.0,
             doer=names_the_doer(question, verb, candidate.text) if verb else 0.0,
+            subject=leads_with(subject, candidate.text),
+            listing=count / most,
         ))
     return signals
 

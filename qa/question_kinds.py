@@ -11,6 +11,13 @@ hand-written sentences.
   the asked verb, where the sentence says it happened: not negated ("no plans to
   resign"), not wished for ("called for them to resign").
 
+- subject: a yes/no question ("Did Cedillo resign?") is decided by a sentence about
+  its subject, one that names it among its first words ("Cedillo is due to step down"),
+  rather than one that only shares the verb and names it in passing;
+- listing: a list question ("Name everyone who...", "Which teams are...?", "List...")
+  wants the sentence that names the most things: the count of its capitalised runs of
+  words (names) or, in a table row or an enumeration, of its items.
+
 An overview question ("What is this document about?", "Summarize the handbook") asks
 for no sentence in particular: `summary_subject` tells it apart, and `qa.summary`
 answers it.
@@ -32,6 +39,8 @@ STOPWORDS = frozenset((
     "might", "must", "about", "over", "under", "after", "before", "during", "between",
     "through", "up", "down", "out", "off", "also", "such", "any", "some", "many", "much",
     "more", "most", "other", "s", "i", "you", "your", "we", "our", "us", "me", "my",
+    # the words that make a request of a question, not what it asks about
+    "list", "name", "names", "named", "everyone", "everybody", "enumerate", "tell",
 ))
 _TIME_QUESTION = re.compile(
     r"\b(when|what year|which year|what decade|what century|what date|how long ago)\b", re.I)
@@ -76,6 +85,17 @@ _ABOUT_QUESTION = re.compile(
 _COVER_QUESTION = re.compile(
     _POLITE + r"what (?:does|do) (?P<subject>.+?) (?:say|cover|describe|discuss|"
     r"talk about|deal with)[\s?.!]*$", re.I)
+
+_YES_NO = re.compile(
+    r"^\s*(?:did|does|do|has|have|had|is|are|was|were|can|could|will|would|should)\s+"
+    r"(?P<rest>.+)", re.I)
+SUBJECT_SPAN = 6  # the first words of a sentence, where its own subject stands
+_LIST_QUESTION = re.compile(
+    r"^\s*(?:please\s+)?(?:list|name|enumerate)\b|\b(?:everyone|everybody)\b|"
+    r"^\s*(?:which|what) \w+[^s\W]s (?:were|are|have|had|did|do)\b", re.I)
+_PEOPLE = re.compile(r"\b(?:who|whom|everyone|everybody|people|persons|members|names)\b", re.I)
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+_ITEM_BREAK = re.compile(r"[,;]|\band\b")
 
 SentenceTest = Callable[[str, str], float]
 
@@ -154,3 +174,54 @@ def names_the_doer(question: str, verb: str, text: str) -> float:
         if any(w[0].isupper() and w.lower() not in asked | STOPWORDS for w in before):
             return 1.0
     return 0.0
+
+
+def yes_no_subject(question: str) -> frozenset[str]:
+    """The words (lower-case) naming what a yes/no question asks about: the name that
+    follows its first word ("Did Kevin de León resign?": kevin, de, león), or else its
+    first content word ("Is the office open?": office); empty for other questions."""
+    found = _YES_NO.match(question)
+    if not found:
+        return frozenset()
+    words = WORD.findall(found["rest"])
+    while words and words[0].lower() in STOPWORDS:
+        words.pop(0)
+    name = []
+    for word in words:
+        if not (word[0].isupper() or (name and word.lower() in _NAME_PARTICLES)):
+            break
+        name.append(word.lower())
+    return frozenset(w for w in name or words[:1] and [words[0].lower()]
+                     if w not in _NAME_PARTICLES)
+
+
+_NAME_PARTICLES = frozenset(("de", "del", "da", "van", "von", "der", "la", "le", "di", "bin"))
+
+
+def leads_with(subject: frozenset[str], text: str) -> float:
+    """Whether the sentence names the subject among its first SUBJECT_SPAN words."""
+    return float(bool(subject & {w.lower() for w in WORD.findall(text)[:SUBJECT_SPAN]}))
+
+
+def is_list_question(question: str) -> bool:
+    """Whether the question asks for several things: "List...", "Name everyone...",
+    "Which teams are...?"."""
+    return bool(_LIST_QUESTION.search(question))
+
+
+def named_things(question: str, text: str) -> int:
+    """How many things of the kind a list question asks for the sentence names: people
+    ("Name everyone who...", "Which members...") as full names, runs of two or more
+    capitalised words ("Gil Cedillo", "Kevin de León"); other things as names of any
+    length, or as items (parts between commas, semicolons and "and") if there are more."""
+    tokens = _TOKEN.findall(text)[1:]  # punctuation ends a name: "In Spanish, Berg said"
+    runs, length = [], 0
+    for word in [*tokens, "."]:
+        if word[0].isupper() or (length and word.lower() in _NAME_PARTICLES):
+            length += 1
+        elif length:
+            runs.append(length)
+            length = 0
+    if _PEOPLE.search(question):
+        return sum(run >= 2 for run in runs)
+    return max(len(runs), len(_ITEM_BREAK.findall(text)) + 1)

@@ -153,3 +153,40 @@ def test_news_leads_with_its_gist():
 
     assert central_sentences(vectors, 1, news_like=False) == [3]
     assert central_sentences(vectors, 1, news_like=True) == [0]
+
+
+@pytest.mark.parametrize(("question", "subject"), [
+    ("Did Cedillo resign?", {"cedillo"}),
+    ("Has Kevin de León resigned?", {"kevin", "león"}),
+    ("Is the office open on Saturdays?", {"office"}),
+    ("Who resigned?", set()),
+])
+def test_a_yes_no_question_names_its_subject(question, subject):
+    assert kinds.yes_no_subject(question) == subject
+
+
+def test_a_yes_no_question_is_decided_by_a_sentence_about_its_subject():
+    subject = kinds.yes_no_subject("Did Cedillo resign?")
+
+    assert kinds.leads_with(subject, "Cedillo is due to step down in November.") == 1.0
+    assert kinds.leads_with(subject, "De León said he has no plans to resign after a "
+                                     "recording captured him, Cedillo and Martinez.") == 0.0
+
+
+@pytest.mark.parametrize(("question", "listing"), [
+    ("List everyone who was at the meeting", True),
+    ("Name the teams on floor 4.", True),
+    ("Which teams are on floor 4?", True),
+    ("Which team is on floor 4?", False),
+    ("Who was at the meeting?", False),
+])
+def test_a_list_question_is_told_apart(question, listing):
+    assert kinds.is_list_question(question) == listing
+
+
+def test_a_list_of_people_counts_full_names_and_a_list_of_things_its_items():
+    people = "Name everyone who was at the meeting."
+    assert kinds.named_things(people, "Mayor Anna Berg met Lena Vik and Kevin de León.") == 3
+    assert kinds.named_things(people, "In Spanish, Berg said Black and English.") == 0
+    things = "List the teams."
+    assert kinds.named_things(things, "The teams are design, sales, support and legal.") == 4
