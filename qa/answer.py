@@ -21,7 +21,11 @@ kind asked (KIND_SIGNALS) as the best is. A sentence that starts by referring ba
 ("It", "This", "But"...) brings its previous sentence when that holds question words it
 lacks; a second quote that overlaps the first or follows it in the same paragraph is
 joined to it, so no sentence is read twice. A question word that no candidate holds is
-read as the closest word one does ("snowbaorder"). Headings and labels are never quoted.
+read as the closest word one does ("snowbaorder"). Headings and labels are never quoted,
+and a line that a sentence goes on from (it ends in a comma or in "by", or the next line
+goes on in lower case) is no label: a quote is a whole sentence. A question that names
+something (a name, an acronym, a number) that no passage holds is refused: the documents
+are about something else.
 A statement rather than a question (a claim to find evidence for) is answered by the
 cosine and sentence-BM25 rank fusion, which finds SciFact's evidence more often. When
 even the most similar sentence is not similar enough, the answer says plainly that the
@@ -38,6 +42,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from qa.question_kinds import (
+    STOPWORDS,
     WORD,
     answer_type,
     asked_verb,
@@ -46,6 +51,7 @@ from qa.question_kinds import (
     leads_with,
     named_things,
     names_the_doer,
+    specific_names,
     yes_no_subject,
 )
 from qa.search import Hit, reciprocal_rank_fusion
@@ -203,7 +209,10 @@ def compose_answer(
     frequencies, passages = term_frequencies
     idf = inverse_document_frequency(frequencies, passages)
     held = {word for candidate in candidates for word in content_words(candidate.text)}
-    wanted = spellings(question, held, known={t for t, n in frequencies.items() if n})
+    known = {term for term, n in frequencies.items() if n}
+    wanted = spellings(question, held, known)
+    if question_asked and _names_unknown(question, wanted, known | held):
+        return Answer(question, NOT_FOUND, False, (), score=score)
     if question_asked:
         signals = _signals(question, wanted, candidates, similarities, _blend(idf, candidates))
         chosen = _best_two(signals, similarities, min_score)
@@ -395,6 +404,16 @@ def spellings(question: str, held: set[str], known: set[str]) -> dict[str, str]:
     return spelled
 
 
+def _names_unknown(question: str, wanted: Mapping[str, str], held: set[str]) -> bool:
+    """Whether a name or number of the question (`specific_names`) is held by no passage:
+    none of its words, as the passages spell them (`wanted`), is in `held` (index terms
+    and words of the candidate sentences)."""
+    return any(
+        not any(index_term(wanted.get(word, word)) in held or wanted.get(word, word) in held
+                for word in name)
+        for name in specific_names(question))
+
+
 def _with_antecedent(candidate: _Candidate, wanted: Mapping[str, str],
                      idf: Mapping[str, float]) -> tuple[int, int]:
     """The quote's span: the sentence, and its previous one when the sentence opens by
@@ -455,7 +474,7 @@ def _without_labels(hit: Hit, sentence: SentenceRow) -> SentenceRow:
     end: headings and labels a sentence splitter joins to the sentence beside them."""
     text = _text(hit, sentence)
     lines = text.split("\n")
-    while len(lines) > 1 and not _SENTENCE_END.search(lines[0]):
+    while len(lines) > 1 and _is_label(lines[0], lines[1]):
         lines.pop(0)
     while len(lines) > 1 and not _SENTENCE_END.search(lines[-1]) and \
             _SENTENCE_END.search(lines[-2]):
@@ -466,6 +485,15 @@ def _without_labels(hit: Hit, sentence: SentenceRow) -> SentenceRow:
     offset = text.index(kept) + len(kept) - len(kept.lstrip())
     start = sentence.start + offset
     return SentenceRow(sentence.chunk_id, start, start + len(kept.strip()), sentence.vector)
+
+
+def _is_label(line: str, following: str) -> bool:
+    """Whether a line is a heading or label rather than the start of a sentence that goes
+    on in the next line: it ends in no punctuation (a comma goes on), not in a word such
+    as "the" or "by", and the next line does not go on in lower case."""
+    words = WORD.findall(line.lower())
+    return not (_SENTENCE_END.search(line) or line.rstrip().endswith(",") or not words
+                or words[-1] in STOPWORDS or following.lstrip()[:1].islower())
 
 
 def _quotable(text: str) -> bool:

@@ -18,6 +18,9 @@ hand-written sentences.
   wants the sentence that names the most things: the count of its capitalised runs of
   words (names) or, in a table row or an enumeration, of its items.
 
+A name or a number the question holds ("the UGSS forecast", "in 1805") that no passage
+holds says the documents are about something else: `specific_names` finds them.
+
 An overview question ("What is this document about?", "Summarize the handbook") asks
 for no sentence in particular: `summary_subject` tells it apart, and `qa.summary`
 answers it.
@@ -225,3 +228,23 @@ def named_things(question: str, text: str) -> int:
     if _PEOPLE.search(question):
         return sum(run >= 2 for run in runs)
     return max(len(runs), len(_ITEM_BREAK.findall(text)) + 1)
+
+
+def specific_names(question: str) -> list[list[str]]:
+    """The names (runs of capitalised words past the question's first word; an acronym
+    alone) and numbers of a question, each as its lower-case words: what a passage must
+    hold for the question to be about it ("What does the UGSS forecast model?": [["ugss"]])."""
+    tokens = _TOKEN.findall(question)[1:]
+    names: list[list[str]] = []
+    run: list[str] = []
+    for token in [*tokens, "."]:
+        acronym = len(token) > 1 and token.isupper()
+        if (token[0].isupper() or (run and token.lower() in _NAME_PARTICLES)) and not acronym:
+            run.append(token.lower())
+            continue
+        if run:
+            names.append([w for w in run if w not in STOPWORDS and w not in _NAME_PARTICLES])
+            run = []
+        if acronym or any(c.isdigit() for c in token):
+            names.append([token.lower()])
+    return [name for name in names if name]

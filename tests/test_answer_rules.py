@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from qa import question_kinds as kinds
-from qa.answer import WEIGHTS, Signals, spellings
+from qa.answer import WEIGHTS, Signals, _is_label, spellings
 from qa.backends import DocumentInfo
 from qa.summary import central_sentences, documents_to_summarize
 
@@ -190,3 +190,23 @@ def test_a_list_of_people_counts_full_names_and_a_list_of_things_its_items():
     assert kinds.named_things(people, "In Spanish, Berg said Black and English.") == 0
     things = "List the teams."
     assert kinds.named_things(things, "The teams are design, sales, support and legal.") == 4
+
+
+@pytest.mark.parametrize(("question", "names"), [
+    ("What does the UGSS California forecast model?", [["ugss"], ["california"]]),
+    ("Who won in 1805 in Kevin de León's district?", [["1805"], ["kevin", "león"]]),
+    ("When was the lighthouse built?", []),
+])
+def test_a_question_names_what_a_passage_must_hold(question, names):
+    assert kinds.specific_names(question) == names
+
+
+@pytest.mark.parametrize(("line", "following", "label"), [
+    ("Opening Hours", "Visitors may climb the tower.", True),
+    ("The safety officer,", "Priya Raman, recommends new lights.", False),
+    ("The review was written by", "Jonas Eklund.", False),
+    ("The forklifts are serviced", "every March.", False),
+    ("It was built in 1871.", "The tower is tall.", False),
+])
+def test_a_line_is_a_label_only_when_no_sentence_goes_on_from_it(line, following, label):
+    assert _is_label(line, following) == label
