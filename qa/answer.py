@@ -21,7 +21,11 @@ kind asked (KIND_SIGNALS) as the best is. A sentence that starts by referring ba
 ("It", "This", "But"...) brings its previous sentence when that holds question words it
 lacks; a second quote that overlaps the first or follows it in the same paragraph is
 joined to it, so no sentence is read twice. A question word that no candidate holds is
-read as the closest word one does ("snowbaorder"). Headings and labels are never quoted.
+read as the closest word one does ("snowbaorder"). Headings and labels are never quoted,
+and a line that a sentence goes on from (it ends in a comma or in "by", or the next line
+goes on in lower case) is no label: a quote is a whole sentence. A question that names
+something (a name, an acronym, a number) that no passage holds is refused: the documents
+are about something else.
 A statement rather than a question (a claim to find evidence for) is answered by the
 cosine and sentence-BM25 rank fusion, which finds SciFact's evidence more often. When
 even the most similar sentence is not similar enough, the answer says plainly that the
@@ -33,26 +37,34 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
 from qa.backends.base import SentenceRow
 from qa.question_kinds import (
+    STOPWORDS,
     WORD,
     answer_type,
     asked_verb,
     content_words,
+    is_list_question,
+    leads_with,
+    named_things,
     names_the_doer,
+    specific_names,
+    yes_no_subject,
 )
 from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
+from qa.summary import SUMMARY_SENTENCES, central_sentences
 
 ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
-WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0}
+WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0,
+           "subject": 2.0, "listing": 2.0}
 # a second quote must be an answer of the kind asked as much as the first is (a date, a
 # name, the doer): not merely close behind it
-KIND_SIGNALS = ("answer_type", "doer")
+KIND_SIGNALS = ("answer_type", "doer", "subject")
 # A statement rather than a question (a claim to find evidence for, as in SciFact) is
 # answered as before these weights: cosine and sentence BM25 fused by rank, over the top
 # three passages, one quote. On SciFact's evidence that beats the question scorer
@@ -74,7 +86,7 @@ _REFERS_BACK = re.compile(
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _QUESTION_START = re.compile(
     r"(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
-    r"will|would|should|has|have|had)\b", re.I)
+    r"will|would|should|has|have|had|list|name|enumerate|tell|explain|describe)\b", re.I)
 _SENTENCE_END = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
 
 
@@ -163,6 +175,8 @@ class Signals:
     similarity: float = 0.0
     answer_type: float = 0.0
     doer: float = 0.0
+    subject: float = 0.0
+    listing: float = 0.0
 
     def score(self) -> float:
         return sum(WEIGHTS[f.name] * getattr(self, f.name) for f in fields(self))
@@ -195,7 +209,10 @@ def compose_answer(
     frequencies, passages = term_frequencies
     idf = inverse_document_frequency(frequencies, passages)
     held = {word for candidate in candidates for word in content_words(candidate.text)}
-    wanted = spellings(question, held, known={t for t, n in frequencies.items() if n})
+    known = {term for term, n in frequencies.items() if n}
+    wanted = spellings(question, held, known)
+    if question_asked and _names_unknown(question, wanted, known | held):
+        return Answer(question, NOT_FOUND, False, (), score=score)
     if question_asked:
         signals = _signals(question, wanted, candidates, similarities, _blend(idf, candidates))
         chosen = _best_two(signals, similarities, min_score)
@@ -204,6 +221,38 @@ def compose_answer(
         chosen = [int(np.argmax(scores))]
     spans = _joined([(candidates[i].hit, *_with_antecedent(candidates[i], wanted, idf))
                      for i in chosen])
+    return _quoted(question, spans, score)
+
+
+def compose_summary(question: str, hits: Sequence[Hit], sentences: Sequence[SentenceRow],
+                    documents: Sequence[str]) -> Answer:
+    """Quote the sentences that stand for each of `documents` (paths; see `qa.summary`),
+    from `hits`, their passages, and `sentences`, those passages' sentences."""
+    # in document order, so that a sentence two overlapping passages hold is read (and
+    # its vector taken) from the first, whatever the order they were found in
+    in_order = sorted(hits, key=lambda hit: (hit.source, hit.start))
+    candidates = _candidates(sentences, {hit.chunk_id: replace(hit, rank=rank)
+                                         for rank, hit in enumerate(in_order, 1)})
+    per_document = max(1, SUMMARY_SENTENCES // len(documents))
+    spans = []
+    for path in documents:
+        ours = sorted((c for c in candidates if c.hit.source == path),
+                      key=lambda c: c.sentence.start)
+        if not ours:
+            continue
+        first = ours[0]
+        news_like = not first.hit.text[:first.sentence.start - first.hit.start].strip() \
+            and first.hit.start == 0  # opens with prose, not a title
+        vectors = np.array([c.sentence.vector for c in ours])
+        spans += [(ours[i].hit, ours[i].sentence.start, ours[i].sentence.end)
+                  for i in central_sentences(vectors, per_document, news_like)]
+    if not spans:
+        return Answer(question, NOT_FOUND, False, ())
+    return _quoted(question, spans, 1.0)
+
+
+def _quoted(question: str, spans: Sequence[tuple[Hit, int, int]], score: float) -> Answer:
+    """An answer quoting each span (document offsets) of its passage, with `[n]` markers."""
     numbers: dict[int, int] = {}
     citations, parts = [], []
     for hit, start, end in spans:
@@ -267,8 +316,12 @@ def _signals(
     spell them (`spellings`)."""
     typed = answer_type(question)
     verb = asked_verb(question)
+    subject = yes_no_subject(question)
+    listing = is_list_question(question)
+    counts = [named_things(question, c.text) if listing else 0 for c in candidates]
+    most = max(counts, default=0) or 1
     signals = []
-    for candidate, similarity in zip(candidates, similarities, strict=True):
+    for candidate, similarity, count in zip(candidates, similarities, counts, strict=True):
         hit = candidate.hit
         window = " ".join(_text(hit, s) for s in (candidate.previous, candidate.following) if s)
         text = candidate.text
@@ -280,6 +333,8 @@ def _signals(
             similarity=float(similarity),
             answer_type=typed(question, candidate.text) if typed else 0.0,
             doer=names_the_doer(question, verb, candidate.text) if verb else 0.0,
+            subject=leads_with(subject, candidate.text),
+            listing=count / most,
         ))
     return signals
 
@@ -349,6 +404,16 @@ def spellings(question: str, held: set[str], known: set[str]) -> dict[str, str]:
     return spelled
 
 
+def _names_unknown(question: str, wanted: Mapping[str, str], held: set[str]) -> bool:
+    """Whether a name or number of the question (`specific_names`) is held by no passage:
+    none of its words, as the passages spell them (`wanted`), is in `held` (index terms
+    and words of the candidate sentences)."""
+    return any(
+        not any(index_term(wanted.get(word, word)) in held or wanted.get(word, word) in held
+                for word in name)
+        for name in specific_names(question))
+
+
 def _with_antecedent(candidate: _Candidate, wanted: Mapping[str, str],
                      idf: Mapping[str, float]) -> tuple[int, int]:
     """The quote's span: the sentence, and its previous one when the sentence opens by
@@ -409,7 +474,7 @@ def _without_labels(hit: Hit, sentence: SentenceRow) -> SentenceRow:
     end: headings and labels a sentence splitter joins to the sentence beside them."""
     text = _text(hit, sentence)
     lines = text.split("\n")
-    while len(lines) > 1 and not _SENTENCE_END.search(lines[0]):
+    while len(lines) > 1 and _is_label(lines[0], lines[1]):
         lines.pop(0)
     while len(lines) > 1 and not _SENTENCE_END.search(lines[-1]) and \
             _SENTENCE_END.search(lines[-2]):
@@ -420,6 +485,15 @@ def _without_labels(hit: Hit, sentence: SentenceRow) -> SentenceRow:
     offset = text.index(kept) + len(kept) - len(kept.lstrip())
     start = sentence.start + offset
     return SentenceRow(sentence.chunk_id, start, start + len(kept.strip()), sentence.vector)
+
+
+def _is_label(line: str, following: str) -> bool:
+    """Whether a line is a heading or label rather than the start of a sentence that goes
+    on in the next line: it ends in no punctuation (a comma goes on), not in a word such
+    as "the" or "by", and the next line does not go on in lower case."""
+    words = WORD.findall(line.lower())
+    return not (_SENTENCE_END.search(line) or line.rstrip().endswith(",") or not words
+                or words[-1] in STOPWORDS or following.lstrip()[:1].islower())
 
 
 def _quotable(text: str) -> bool:

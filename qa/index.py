@@ -21,6 +21,7 @@ from qa.answer import (
     NO_DOCUMENTS,
     Answer,
     compose_answer,
+    compose_summary,
     question_terms,
 )
 from qa.backends import (
@@ -39,10 +40,12 @@ from qa.errors import QAError
 from qa.ingest import Report
 from qa.llm import LLMConfig, llm_answer, rewrite_question
 from qa.locking import write_lock
+from qa.question_kinds import summary_subject
 from qa.rebuild import finish_swap, swap_in
 from qa.response import Response
-from qa.search import MODES, Hit, Mode, check_choice, check_k, search
+from qa.search import MAX_K, MODES, Hit, Mode, check_choice, check_k, search
 from qa.settings import DEFAULT_MODEL, Settings
+from qa.summary import documents_to_summarize
 
 AnswerMode = Literal["extractive", "llm"]
 ANSWER_MODES: tuple[AnswerMode, ...] = ("extractive", "llm")
@@ -229,6 +232,9 @@ class Index:
         k = check_k(self.settings.k if k is None else k)
         llm = self._llm_for(mode)
         within = self._scope(within, collections)
+        summarized = self._summarized(question, history, within)
+        if summarized is not None:
+            return Response.of(summarized)
         query = (llm and history and rewrite_question(llm, question, history)
                  or standalone_question(question, history))
         # the sentences of the top ANSWER_PASSAGES passages compete, whatever k asks for
@@ -246,6 +252,35 @@ class Index:
             return Response.of(extractive)
         return Response(llm_answer(llm, question, hits[:k], extractive, self._embedder,
                                    sentences))
+
+    def _summarized(
+        self, question: str, history: Sequence[tuple[str, str]],
+        within: Sequence[str | Path] | None,
+    ) -> Answer | None:
+        """The summary an overview question asks for (see `qa.summary`), or None for any
+        other question."""
+        asked = summary_subject(question)
+        if asked is None:
+            return None
+        paths = None if within is None else {str(canonical(p)) for p in within}
+        documents = [d for d in self.backend.documents() if paths is None or d.path in paths]
+
+        def find(text: str) -> str | None:
+            hits = self._search([text], 1, "hybrid", within)[1][0]
+            return hits[0].source if hits else None
+
+        def referred() -> str | None:
+            return find(" ".join(history[-1])) if history else None
+
+        chosen = documents_to_summarize(*asked, documents, referred, find)
+        if chosen is None:
+            return None
+        # every passage of the chosen documents, in whatever order: no question to embed
+        chunks = min(sum(d.chunks for d in documents if d.path in chosen), MAX_K)
+        anywhere = np.zeros((1, int(self.backend.meta("dim") or 0)), dtype=np.float32)
+        hits = search(self.backend, lambda _: anywhere, [question], chunks, "dense", chosen)[1][0]
+        sentences = self.backend.sentences([hit.chunk_id for hit in hits])
+        return compose_summary(question, hits, sentences, chosen)
 
     def _llm_for(self, mode: AnswerMode) -> LLMConfig | None:
         if check_choice("answer mode", mode, ANSWER_MODES) == "extractive":

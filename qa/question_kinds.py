@@ -10,6 +10,20 @@ hand-written sentences.
 - doer: a "who did it" question ("Who has resigned...?") wants a name just before
   the asked verb, where the sentence says it happened: not negated ("no plans to
   resign"), not wished for ("called for them to resign").
+
+- subject: a yes/no question ("Did Cedillo resign?") is decided by a sentence about
+  its subject, one that names it among its first words ("Cedillo is due to step down"),
+  rather than one that only shares the verb and names it in passing;
+- listing: a list question ("Name everyone who...", "Which teams are...?", "List...")
+  wants the sentence that names the most things: the count of its capitalised runs of
+  words (names) or, in a table row or an enumeration, of its items.
+
+A name or a number the question holds ("the UGSS forecast", "in 1805") that no passage
+holds says the documents are about something else: `specific_names` finds them.
+
+An overview question ("What is this document about?", "Summarize the handbook") asks
+for no sentence in particular: `summary_subject` tells it apart, and `qa.summary`
+answers it.
 """
 
 import re
@@ -28,6 +42,8 @@ STOPWORDS = frozenset((
     "might", "must", "about", "over", "under", "after", "before", "during", "between",
     "through", "up", "down", "out", "off", "also", "such", "any", "some", "many", "much",
     "more", "most", "other", "s", "i", "you", "your", "we", "our", "us", "me", "my",
+    # the words that make a request of a question, not what it asks about
+    "list", "name", "names", "named", "everyone", "everybody", "enumerate", "tell",
 ))
 _TIME_QUESTION = re.compile(
     r"\b(when|what year|which year|what decade|what century|what date|how long ago)\b", re.I)
@@ -58,7 +74,49 @@ _NUMBER = re.compile(
     r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
     r"hundred|thousand|million|billion|dozen)\b", re.I)
 
+_POLITE = r"^\s*(?:(?:please|can you|could you|would you|will you|pls)\s+)*"
+_SUMMARY_REQUEST = re.compile(
+    _POLITE + r"(?:summari[sz]e|sum up|recap|outline|"
+    r"(?:give|show|tell|write)(?: me| us)? (?:a |an |the )?(?:short |brief |quick |one-line )?"
+    r"(?:summary|overview|gist|synopsis|rundown|outline|recap|main points|key points)|"
+    r"what(?:'s| is| are) the (?:gist|summary|overview|main points?|key points?|main ideas?|"
+    r"key ideas?|main takeaways?|key takeaways?|main topics?|key findings|main findings)|"
+    r"tl;? ?dr)\b(?:\s+(?:of|for|on|in|about))?(?P<subject>.*?)[\s?.!]*$", re.I)
+_ABOUT_QUESTION = re.compile(
+    _POLITE + r"(?:what(?:'s| is| are| was| were)|tell me what) (?P<subject>.+?)(?: is| are)?"
+    r" (?:all |mainly |mostly |really )?about[\s?.!]*$", re.I)
+_COVER_QUESTION = re.compile(
+    _POLITE + r"what (?:does|do) (?P<subject>.+?) (?:say|cover|describe|discuss|"
+    r"talk about|deal with)[\s?.!]*$", re.I)
+
+_YES_NO = re.compile(
+    r"^\s*(?:did|does|do|has|have|had|is|are|was|were|can|could|will|would|should)\s+"
+    r"(?P<rest>.+)", re.I)
+SUBJECT_SPAN = 6  # the first words of a sentence, where its own subject stands
+_LIST_QUESTION = re.compile(
+    r"^\s*(?:please\s+)?(?:list|name|enumerate)\b|\b(?:everyone|everybody)\b|"
+    r"^\s*(?:which|what) \w+[^s\W]s (?:were|are|have|had|did|do)\b", re.I)
+_PEOPLE = re.compile(r"\b(?:who|whom|everyone|everybody|people|persons|members|names)\b", re.I)
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+_ITEM_BREAK = re.compile(r"[,;]|\band\b")
+
 SentenceTest = Callable[[str, str], float]
+
+
+def summary_subject(question: str) -> tuple[str, bool] | None:
+    """What an overview question asks to be summarised, or None for another question:
+    (the subject as named, lower-case and without articles: "" when none is; whether the
+    question asks for a summary outright). "What is X about?" and "What does X cover?"
+    ask it of a document only when X names one ("this article", a title), which the
+    caller decides; "Summarize X" asks it outright."""
+    asked = question.strip()
+    for pattern, outright in ((_SUMMARY_REQUEST, True), (_ABOUT_QUESTION, False),
+                              (_COVER_QUESTION, False)):
+        found = pattern.match(asked)
+        if found:
+            subject = re.sub(r"^(?:the|a|an)\s+", "", found["subject"].strip(" ,:;-"), flags=re.I)
+            return subject.lower(), outright
+    return None
 
 
 def content_words(text: str) -> list[str]:
@@ -119,3 +177,74 @@ def names_the_doer(question: str, verb: str, text: str) -> float:
         if any(w[0].isupper() and w.lower() not in asked | STOPWORDS for w in before):
             return 1.0
     return 0.0
+
+
+def yes_no_subject(question: str) -> frozenset[str]:
+    """The words (lower-case) naming what a yes/no question asks about: the name that
+    follows its first word ("Did Kevin de León resign?": kevin, de, león), or else its
+    first content word ("Is the office open?": office); empty for other questions."""
+    found = _YES_NO.match(question)
+    if not found:
+        return frozenset()
+    words = WORD.findall(found["rest"])
+    while words and words[0].lower() in STOPWORDS:
+        words.pop(0)
+    name = []
+    for word in words:
+        if not (word[0].isupper() or (name and word.lower() in _NAME_PARTICLES)):
+            break
+        name.append(word.lower())
+    return frozenset(w for w in name or words[:1] and [words[0].lower()]
+                     if w not in _NAME_PARTICLES)
+
+
+_NAME_PARTICLES = frozenset(("de", "del", "da", "van", "von", "der", "la", "le", "di", "bin"))
+
+
+def leads_with(subject: frozenset[str], text: str) -> float:
+    """Whether the sentence names the subject among its first SUBJECT_SPAN words."""
+    return float(bool(subject & {w.lower() for w in WORD.findall(text)[:SUBJECT_SPAN]}))
+
+
+def is_list_question(question: str) -> bool:
+    """Whether the question asks for several things: "List...", "Name everyone...",
+    "Which teams are...?"."""
+    return bool(_LIST_QUESTION.search(question))
+
+
+def named_things(question: str, text: str) -> int:
+    """How many things of the kind a list question asks for the sentence names: people
+    ("Name everyone who...", "Which members...") as full names, runs of two or more
+    capitalised words ("Gil Cedillo", "Kevin de León"); other things as names of any
+    length, or as items (parts between commas, semicolons and "and") if there are more."""
+    tokens = _TOKEN.findall(text)[1:]  # punctuation ends a name: "In Spanish, Berg said"
+    runs, length = [], 0
+    for word in [*tokens, "."]:
+        if word[0].isupper() or (length and word.lower() in _NAME_PARTICLES):
+            length += 1
+        elif length:
+            runs.append(length)
+            length = 0
+    if _PEOPLE.search(question):
+        return sum(run >= 2 for run in runs)
+    return max(len(runs), len(_ITEM_BREAK.findall(text)) + 1)
+
+
+def specific_names(question: str) -> list[list[str]]:
+    """The names (runs of capitalised words past the question's first word; an acronym
+    alone) and numbers of a question, each as its lower-case words: what a passage must
+    hold for the question to be about it ("What does the UGSS forecast model?": [["ugss"]])."""
+    tokens = _TOKEN.findall(question)[1:]
+    names: list[list[str]] = []
+    run: list[str] = []
+    for token in [*tokens, "."]:
+        acronym = len(token) > 1 and token.isupper()
+        if (token[0].isupper() or (run and token.lower() in _NAME_PARTICLES)) and not acronym:
+            run.append(token.lower())
+            continue
+        if run:
+            names.append([w for w in run if w not in STOPWORDS and w not in _NAME_PARTICLES])
+            run = []
+        if acronym or any(c.isdigit() for c in token):
+            names.append([token.lower()])
+    return [name for name in names if name]

@@ -40,6 +40,21 @@ def test_who_did_it_is_answered_by_the_sentence_that_says_it_happened(seed_index
     assert "called for all involved" not in answer.text
 
 
+def test_a_yes_no_question_leads_with_the_sentence_about_its_subject(seed_index):
+    # de León's "no plans to resign" sentence names Cedillo in passing; it decides
+    # nothing about him
+    answer = seed_index.ask("Did Cedillo resign?")
+
+    assert answer.citations[0].quote.startswith("Cedillo is due to step down")
+
+
+def test_a_list_question_quotes_the_sentence_naming_the_most_people(seed_index):
+    answer = seed_index.ask("List everyone who was on the recording")
+
+    first = answer.citations[0].quote
+    assert all(name in first for name in ("de León", "Cedillo", "Martinez", "Herrera"))
+
+
 def test_every_marker_in_the_answer_has_its_citation(seed_index):
     answer = seed_index.ask("Who called for everyone involved to resign?")
 

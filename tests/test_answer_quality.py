@@ -129,3 +129,40 @@ def _hit(chunk_id: int, document: str, start: int, end: int) -> Hit:
     return Hit(rank=chunk_id, chunk_id=chunk_id, source="/docs/museum.txt", title="museum",
                text=document[start:end], start=start, end=end, page=None, score=0.0,
                similarity=0.0)
+
+
+def test_a_sentence_wrapped_over_lines_is_quoted_whole(tmp_path):
+    # a narrow column: the sentence goes on after a comma, after "by", in lower case
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "dock.txt").write_text(
+        "Loading Dock Review\n"
+        "The safety officer,\nPriya Raman, recommends replacing the loading dock lights "
+        "before winter.\n\n"
+        "The review was written by\nJonas Eklund, head of facilities.\n\n"
+        "The forklifts are serviced\nevery March by the vendor.\n", encoding="utf-8")
+    index = Index.build([folder], path=tmp_path / "index")
+    try:
+        for question, quote in [
+            ("Who recommends replacing the loading dock lights?",
+             "The safety officer,\nPriya Raman, recommends replacing the loading dock lights "
+             "before winter."),
+            ("Who wrote the loading dock review?", "The review was written by\nJonas "
+                                                   "Eklund, head of facilities."),
+            ("When are the forklifts serviced?",
+             "The forklifts are serviced\nevery March by the vendor."),
+        ]:
+            assert quote in [c.quote for c in index.ask(question).citations]
+    finally:
+        index.close()
+
+
+@pytest.mark.parametrize("question", [
+    "When did the Birmingham museum open?",        # a place no document names
+    "What does the UGSS forecast say about the harbour museum?",  # an acronym
+    "What happened at the harbour museum in 1877?",  # a year
+])
+def test_a_question_naming_what_no_document_holds_is_refused(notes_index, question):
+    answer = notes_index.ask(question)
+
+    assert not answer.found and answer.citations == ()

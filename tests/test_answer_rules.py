@@ -1,9 +1,12 @@
 """Each rule of an extractive answer, on hand-written sentences, without the model."""
 
+import numpy as np
 import pytest
 
 from qa import question_kinds as kinds
-from qa.answer import WEIGHTS, Signals, spellings
+from qa.answer import WEIGHTS, Signals, _is_label, spellings
+from qa.backends import DocumentInfo
+from qa.summary import central_sentences, documents_to_summarize
 
 
 def test_a_sentence_scores_its_signals_by_their_named_weights():
@@ -86,3 +89,124 @@ def test_a_misspelt_question_word_is_read_as_the_closest_word_the_passages_hold(
 ])
 def test_a_word_is_not_read_as_a_misspelling_when_it_may_be_meant(word, held, known):
     assert spellings(f"Is the {word} listed?", held, known)[word] == word
+
+
+@pytest.mark.parametrize(("question", "subject"), [
+    ("Summarize this article", ("this article", True)),
+    ("Can you give me the gist of the handbook?", ("handbook", True)),
+    ("What are the main points?", ("", True)),
+    ("What is the safety report about?", ("safety report", False)),
+    ("What does the memo say?", ("memo", False)),
+    ("What was the dispute about?", ("dispute", False)),
+    ("What is the capital of France?", None),
+    ("Who summarized the report?", None),
+])
+def test_an_overview_question_is_told_apart_with_its_subject(question, subject):
+    assert kinds.summary_subject(question) == subject
+
+
+DOCUMENTS = [DocumentInfo("/d/safety_report.pdf", "Loading dock safety report", 4, ""),
+             DocumentInfo("/d/handbook.md", "Staff handbook", 9, ""),
+             DocumentInfo("/d/news.txt", "", 2, "")]
+
+
+@pytest.mark.parametrize(("question", "paths"), [
+    ("What is the safety report about?", ["/d/safety_report.pdf"]),
+    ("Give me the gist of the staff handbook.", ["/d/handbook.md"]),
+    ("Summarize the documents", ["/d/handbook.md", "/d/safety_report.pdf", "/d/news.txt"]),
+    ("What is this article about?", ["/d/news.txt"]),  # the one the conversation is about
+    ("Summarize the minutes of the board", ["/d/found.txt"]),  # no title: searched for
+    ("What was the dispute about?", None),  # about a dispute, not a document
+])
+def test_an_overview_is_of_the_document_the_question_names_or_refers_to(question, paths):
+    subject = kinds.summary_subject(question)
+
+    chosen = documents_to_summarize(*subject, DOCUMENTS, referred=lambda: "/d/news.txt",
+                                    find=lambda text: "/d/found.txt")
+
+    assert chosen == paths
+
+
+def test_a_lone_document_is_the_one_summarised():
+    assert documents_to_summarize("", True, DOCUMENTS[:1], lambda: None, lambda t: None) \
+        == ["/d/safety_report.pdf"]
+
+
+def _unit(*rows: list[float]) -> np.ndarray:
+    vectors = np.array(rows, dtype=np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_a_summary_takes_central_sentences_that_differ_in_document_order():
+    # sentences 1 and 2 restate each other, 0 is an aside: the summary takes one of the
+    # restatements, then what else is central, never the other restatement
+    vectors = _unit([1, 0, 0, 1.5], [1, 1, 0, 0], [1, 1, 0.25, 0], [1, 0.5, 0.8, 0],
+                    [1, 0.5, -0.6, 0])
+
+    assert central_sentences(vectors, 1, news_like=False) == [1]
+    assert central_sentences(vectors, 3, news_like=False) == [1, 3, 4]
+    assert central_sentences(vectors, 9, news_like=False) == [0, 1, 2, 3, 4]
+
+
+def test_news_leads_with_its_gist():
+    vectors = _unit([0.8, 0.6, 0], [0, 0, 1], [1, 0, 0], [1, 0.05, 0])
+
+    assert central_sentences(vectors, 1, news_like=False) == [3]
+    assert central_sentences(vectors, 1, news_like=True) == [0]
+
+
+@pytest.mark.parametrize(("question", "subject"), [
+    ("Did Cedillo resign?", {"cedillo"}),
+    ("Has Kevin de León resigned?", {"kevin", "león"}),
+    ("Is the office open on Saturdays?", {"office"}),
+    ("Who resigned?", set()),
+])
+def test_a_yes_no_question_names_its_subject(question, subject):
+    assert kinds.yes_no_subject(question) == subject
+
+
+def test_a_yes_no_question_is_decided_by_a_sentence_about_its_subject():
+    subject = kinds.yes_no_subject("Did Cedillo resign?")
+
+    assert kinds.leads_with(subject, "Cedillo is due to step down in November.") == 1.0
+    assert kinds.leads_with(subject, "De León said he has no plans to resign after a "
+                                     "recording captured him, Cedillo and Martinez.") == 0.0
+
+
+@pytest.mark.parametrize(("question", "listing"), [
+    ("List everyone who was at the meeting", True),
+    ("Name the teams on floor 4.", True),
+    ("Which teams are on floor 4?", True),
+    ("Which team is on floor 4?", False),
+    ("Who was at the meeting?", False),
+])
+def test_a_list_question_is_told_apart(question, listing):
+    assert kinds.is_list_question(question) == listing
+
+
+def test_a_list_of_people_counts_full_names_and_a_list_of_things_its_items():
+    people = "Name everyone who was at the meeting."
+    assert kinds.named_things(people, "Mayor Anna Berg met Lena Vik and Kevin de León.") == 3
+    assert kinds.named_things(people, "In Spanish, Berg said Black and English.") == 0
+    things = "List the teams."
+    assert kinds.named_things(things, "The teams are design, sales, support and legal.") == 4
+
+
+@pytest.mark.parametrize(("question", "names"), [
+    ("What does the UGSS California forecast model?", [["ugss"], ["california"]]),
+    ("Who won in 1805 in Kevin de León's district?", [["1805"], ["kevin", "león"]]),
+    ("When was the lighthouse built?", []),
+])
+def test_a_question_names_what_a_passage_must_hold(question, names):
+    assert kinds.specific_names(question) == names
+
+
+@pytest.mark.parametrize(("line", "following", "label"), [
+    ("Opening Hours", "Visitors may climb the tower.", True),
+    ("The safety officer,", "Priya Raman, recommends new lights.", False),
+    ("The review was written by", "Jonas Eklund.", False),
+    ("The forklifts are serviced", "every March.", False),
+    ("It was built in 1871.", "The tower is tall.", False),
+])
+def test_a_line_is_a_label_only_when_no_sentence_goes_on_from_it(line, following, label):
+    assert _is_label(line, following) == label

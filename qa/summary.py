@@ -1,0 +1,132 @@
+"""Summaries: which documents an overview question is about, and which of their
+sentences stand for them.
+
+An overview question ("What is this document about?", "Summarize the handbook", "What
+are the main points?") has no sentence that answers it; it wants the few sentences
+that say what the document is about. They are chosen from the sentence vectors stored
+at indexing time, so no model is called:
+
+- centrality: the cosine similarity of a sentence to the centroid of the document's
+  sentences (what most of it is about);
+- lead: news and plain articles open with their gist, so a document that starts with
+  prose rather than a title gets a bonus for its first sentences;
+- diversity: sentences are taken one by one by maximal marginal relevance (Carbonell
+  and Goldstein, 1998), so the second says something the first did not; one that
+  restates a chosen sentence (cosine of REDUNDANT or more) is never taken.
+
+They are quoted in document order, each cited like any quote. Which document: one the
+question names (its title or file name), the one a follow-up refers to ("this
+article", "it", "Summarize."), or the whole collection, a few sentences from each of
+its largest documents.
+"""
+
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from qa.backends import DocumentInfo
+from qa.question_kinds import content_words
+from qa.stemming import index_term
+
+SUMMARY_SENTENCES = 3  # quoted for one document; for several, at least one each
+COLLECTION_DOCUMENTS = 5  # a collection's summary quotes its this many largest documents
+MMR_LAMBDA = 0.7  # relevance against novelty in maximal marginal relevance
+REDUNDANT = 0.9  # a sentence this similar to one chosen restates it: never taken
+LEAD_SENTENCES, LEAD_BONUS = 2, 0.1
+MIN_TITLE_MATCH = 0.5  # the share of the subject's words a document's name must hold
+_COLLECTION = frozenset((
+    "documents", "these documents", "all documents", "all the documents", "my documents",
+    "files", "these files", "my files", "all files", "everything", "all", "all of them",
+    "them", "these", "collection", "whole collection", "corpus", "index",
+))
+_REFERENCE = re.compile(
+    r"^(?:|it|this|that|this one|(?:this|that|the|current) (?:document|article|file|text|"
+    r"page|pdf|story|report|paper|piece|one))$")
+# a subject with one of these names a document even when no title matches it
+_DOCUMENT_NOUNS = frozenset((
+    "document", "article", "file", "report", "paper", "handbook", "manual", "guide", "memo",
+    "story", "policy", "page", "notes", "minutes", "pdf", "letter", "brochure", "faq",
+))
+_NAME_NOISE = frozenset(("document", "article", "file", "text", "pdf", "docx", "md", "txt"))
+
+
+def documents_to_summarize(
+    subject: str, outright: bool, documents: Sequence[DocumentInfo],
+    referred: Callable[[], str | None], find: Callable[[str], str | None],
+) -> list[str] | None:
+    """The paths of the documents an overview question (`qa.question_kinds.
+    summary_subject`) is about, or None when it is no overview question after all ("What
+    was the dispute about?" asks about a dispute, not a document).
+
+    referred(): the document the conversation is about, if any; find(text): the
+    document that best matches `text`.
+    """
+    if not documents:
+        return None
+    if len(documents) == 1 and (outright or _REFERENCE.match(subject)):
+        return [documents[0].path]
+    if subject in _COLLECTION:
+        return _largest(documents)
+    if _REFERENCE.match(subject):
+        path = referred()
+        return [path] if path else _largest(documents)
+    named = _named(subject, documents)
+    if named:
+        return named
+    nouns = {index_term(word) for word in _DOCUMENT_NOUNS}
+    if outright or any(index_term(word) in nouns for word in content_words(subject)):
+        path = find(subject)
+        return [path] if path else None
+    return None
+
+
+def _largest(documents: Sequence[DocumentInfo]) -> list[str]:
+    ordered = sorted(documents, key=lambda d: (-d.chunks, d.path))
+    return [d.path for d in ordered[:COLLECTION_DOCUMENTS]]
+
+
+def _named(subject: str, documents: Sequence[DocumentInfo]) -> list[str]:
+    """The documents whose title or file name holds most of the subject's words (at least
+    MIN_TITLE_MATCH of them), all of them on a tie."""
+    wanted = {index_term(w) for w in content_words(subject) if w not in _NAME_NOISE}
+    if not wanted:
+        return []
+    shares = {}
+    for document in documents:
+        name = f"{document.title} {Path(document.path).stem}".replace("_", " ")
+        held = {index_term(word) for word in content_words(name)}
+        shares[document.path] = len(wanted & held) / len(wanted)
+    best = max(shares.values())
+    if best < MIN_TITLE_MATCH:
+        return []
+    return [path for path, share in shares.items() if share == best][:COLLECTION_DOCUMENTS]
+
+
+def central_sentences(vectors: np.ndarray, count: int, news_like: bool) -> list[int]:
+    """The indexes (in document order) of `count` sentences that stand for a document:
+    `vectors`, its sentences' unit vectors in document order (see the module docstring)."""
+    if len(vectors) <= count:
+        return list(range(len(vectors)))
+    centroid = vectors.mean(axis=0)
+    relevance = _dot(vectors, centroid / (np.linalg.norm(centroid) or 1.0))
+    if news_like:
+        relevance[:LEAD_SENTENCES] += LEAD_BONUS
+    chosen: list[int] = []
+    closest = np.full(len(vectors), -1.0)  # each sentence's similarity to the chosen ones
+    for _ in range(count):
+        marginal = MMR_LAMBDA * relevance - (1 - MMR_LAMBDA) * np.maximum(closest, 0.0)
+        marginal[closest >= REDUNDANT] = -np.inf  # the chosen ones among them
+        best = int(np.argmax(marginal))
+        if marginal[best] == -np.inf:
+            break
+        chosen.append(best)
+        closest = np.maximum(closest, _dot(vectors, vectors[best]))
+    return sorted(chosen)
+
+
+def _dot(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """matrix @ vector on one thread: BLAS's threads wait on each other when the cores are
+    busy, which made this product 50 times slower on a loaded two-core machine."""
+    return np.einsum("ij,j->i", matrix, vector)

@@ -1,0 +1,105 @@
+"""Overview questions get a summary: sentences that stand for the document asked about,
+quoted exactly and cited, never a refusal while documents exist."""
+
+from pathlib import Path
+
+import pytest
+
+from qa import Index
+from tests.conftest import SEED_FILE
+
+HANDBOOK = """# Harbour Office Handbook
+
+This handbook explains how the harbour office works for new staff.
+
+## Hours
+
+The office opens at eight and closes at five on weekdays. On Saturdays only the front desk
+is staffed, from nine until noon.
+
+## Safety
+
+Everyone on the quay wears a life jacket. Accidents are reported to the duty manager on the
+same day. The fire drill is held on the first Monday of each month.
+
+## Pay
+
+Salaries are paid on the last working day of the month. Overtime is paid at time and a half.
+"""
+NEWS = ("The town council voted on Tuesday to close the old ferry terminal by next spring, "
+        "ending a service that has run since 1921. Councillors said repairs would cost more "
+        "than a new pier. Ferry staff will be offered jobs at the new pier. Residents of the "
+        "island said the vote came as a surprise. A petition to keep the terminal open has "
+        "gathered 2,000 signatures.\n")
+
+
+@pytest.fixture(scope="module")
+def office(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("office")
+    (folder / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
+    (folder / "ferry_news.txt").write_text(NEWS, encoding="utf-8")
+    index = Index.build([folder], path=tmp_path_factory.mktemp("index") / "index")
+    yield index
+    index.close()
+
+
+def _sources(answer) -> set[str]:
+    return {Path(c.hit.source).name for c in answer.citations}
+
+
+def _exact(index, answer) -> bool:
+    return all(index.document_text(c.hit.source)[c.start:c.end] == c.quote
+               for c in answer.citations)
+
+
+def test_a_named_document_is_summarised_by_its_central_sentences(office):
+    answer = office.ask("Give me the gist of the handbook.")
+
+    assert answer.found and _sources(answer) == {"handbook.md"}
+    assert 2 <= len(answer.citations) <= 3 and _exact(office, answer)
+    starts = [c.start for c in answer.citations]
+    assert starts == sorted(starts)  # in document order
+    assert all(not c.quote.startswith("#") for c in answer.citations)
+
+
+def test_news_is_summarised_from_its_lead(office):
+    answer = office.ask("What is the ferry news about?")
+
+    assert _sources(answer) == {"ferry_news.txt"}
+    assert answer.citations[0].quote.startswith("The town council voted on Tuesday")
+
+
+def test_a_follow_up_summarises_the_document_the_conversation_is_about(office):
+    first = office.ask("When is overtime paid?")
+    assert _sources(first) == {"handbook.md"}
+
+    answer = office.ask("Summarize this document", history=[("When is overtime paid?",
+                                                              first.text)])
+
+    assert _sources(answer) == {"handbook.md"}
+
+
+def test_the_whole_collection_is_summarised_document_by_document(office):
+    answer = office.ask("What are these documents about?")
+
+    assert answer.found and _sources(answer) == {"handbook.md", "ferry_news.txt"}
+    assert _exact(office, answer)
+
+
+def test_summarize_this_article_is_never_refused(seed_index):
+    for question in ("Summarize this article", "What is this document about?",
+                     "What are the main points?"):
+        answer = seed_index.ask(question)
+        assert answer.found, question
+        assert {Path(c.hit.source) for c in answer.citations} == {SEED_FILE}
+        assert _exact(seed_index, answer)
+
+
+def test_a_question_about_what_something_was_about_is_not_a_summary(office):
+    # it asks about a petition, so it is answered (or refused) as any question is: the
+    # news' summary, which opens with its lead, would not mention the petition first
+    answer = office.ask("What was the petition about?")
+
+    assert all("petition" in c.quote for c in answer.citations[:1])
+    assert office.ask("What is the ferry news about?").citations[0].quote != \
+        (answer.citations[0].quote if answer.citations else None)
