@@ -189,12 +189,14 @@ class Signals:
 def compose_answer(
     question: str, query_vector: np.ndarray, hits: Sequence[Hit],
     sentences: Sequence[SentenceRow], min_score: float,
-    term_frequencies: tuple[Mapping[str, int], int],
+    term_frequencies: tuple[Mapping[str, int], int], asked: str | None = None,
 ) -> Answer:
     """Quote the sentences of the top hits that best answer the question, or say none does.
 
     term_frequencies: how many passages of the index hold each of
         `question_terms(question)`, and how many passages it has.
+    asked: the user's own words, when `question` is them read with earlier turns: only a
+        name they hold refuses the question when no passage holds it.
     """
     question_asked = _is_question(question)
     passages = ANSWER_PASSAGES if question_asked else CLAIM_PASSAGES
@@ -211,7 +213,7 @@ def compose_answer(
     held = {word for candidate in candidates for word in content_words(candidate.text)}
     known = {term for term, n in frequencies.items() if n}
     wanted = spellings(question, held, known)
-    if question_asked and _names_unknown(question, wanted, known | held):
+    if question_asked and _names_unknown(asked or question, wanted, known | held):
         return Answer(question, NOT_FOUND, False, (), score=score)
     if question_asked:
         signals = _signals(question, wanted, candidates, similarities, _blend(idf, candidates))

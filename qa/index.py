@@ -2,8 +2,8 @@
 
 Each method hands its work to a stage: `qa.ingest` (or `qa.distributed` on Ray)
 turns files into stored chunks, the backend (`qa.backends`: SQLite + FAISS, or
-Milvus) stores and searches them and keeps its vectors in step, `qa.search` fuses
-the rankings and `qa.answer`/`qa.llm` write the answer. Writers hold a lock file in
+Milvus) stores and searches them and keeps its vectors in step, and `qa.asking` (the
+ask pipeline: search, then `qa.answer`/`qa.llm`) answers. Writers hold a lock file in
 the index folder, so two indexing runs on this machine never write at once.
 """
 
@@ -13,17 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-import numpy as np
-
 from qa import ingest
-from qa.answer import (
-    ANSWER_PASSAGES,
-    NO_DOCUMENTS,
-    Answer,
-    compose_answer,
-    compose_summary,
-    question_terms,
-)
+from qa.answer import Answer
+from qa.asking import Asker
 from qa.backends import (
     Backend,
     BackendConfig,
@@ -33,19 +25,16 @@ from qa.backends import (
     open_backend,
 )
 from qa.collections import Collections, check_name
-from qa.conversation import standalone_question
 from qa.documents import canonical
 from qa.embedding import Embedder, load_embedder
 from qa.errors import QAError
 from qa.ingest import Report
-from qa.llm import LLMConfig, llm_answer, rewrite_question
+from qa.llm import LLMConfig
 from qa.locking import write_lock
-from qa.question_kinds import summary_subject
 from qa.rebuild import finish_swap, swap_in
 from qa.response import Response
-from qa.search import MAX_K, MODES, Hit, Mode, check_choice, check_k, search
+from qa.search import MODES, Hit, Mode, check_choice, check_k
 from qa.settings import DEFAULT_MODEL, Settings
-from qa.summary import documents_to_summarize
 
 AnswerMode = Literal["extractive", "llm"]
 ANSWER_MODES: tuple[AnswerMode, ...] = ("extractive", "llm")
@@ -64,6 +53,7 @@ class Index:
         self.settings = settings
         self._embedder = embedder
         self.collections = Collections(path)
+        self._asker = Asker(backend, embedder, settings.min_score)
         self.llm = llm  # the language model of mode="llm" answers, if any
 
     # -- opening -----------------------------------------------------------------
@@ -203,7 +193,7 @@ class Index:
         queries = [_clean_question(question) for question in questions]
         k = check_k(self.settings.k if k is None else k)
         scope = self._scope(within, collections)
-        return self._search(queries, k, check_choice("mode", mode, MODES), scope)[1]
+        return self._asker.search(queries, k, check_choice("mode", mode, MODES), scope)[1]
 
     def ask(
         self, question: str, history: Sequence[tuple[str, str]] = (), k: int | None = None,
@@ -231,56 +221,7 @@ class Index:
         question = _clean_question(question)
         k = check_k(self.settings.k if k is None else k)
         llm = self._llm_for(mode)
-        within = self._scope(within, collections)
-        summarized = self._summarized(question, history, within)
-        if summarized is not None:
-            return Response.of(summarized)
-        query = (llm and history and rewrite_question(llm, question, history)
-                 or standalone_question(question, history))
-        # the sentences of the top ANSWER_PASSAGES passages compete, whatever k asks for
-        query_vectors, results = self._search([query], max(k, ANSWER_PASSAGES), "hybrid", within)
-        hits = results[0]
-        if not hits and not self.backend.documents():  # listed only when nothing is found
-            return Response.of(Answer(question, NO_DOCUMENTS, False, ()))
-        sentences = self.backend.sentences([hit.chunk_id for hit in hits])
-        terms = question_terms(query)
-        frequencies = self.backend.term_frequencies(terms) if terms else ({}, 0)
-        extractive = compose_answer(query, query_vectors[0], hits, sentences,
-                                    self.settings.min_score, frequencies)
-        extractive = replace(extractive, question=question)
-        if llm is None or not extractive.found:  # nothing relevant: no need to ask a model
-            return Response.of(extractive)
-        return Response(llm_answer(llm, question, hits[:k], extractive, self._embedder,
-                                   sentences))
-
-    def _summarized(
-        self, question: str, history: Sequence[tuple[str, str]],
-        within: Sequence[str | Path] | None,
-    ) -> Answer | None:
-        """The summary an overview question asks for (see `qa.summary`), or None for any
-        other question."""
-        asked = summary_subject(question)
-        if asked is None:
-            return None
-        paths = None if within is None else {str(canonical(p)) for p in within}
-        documents = [d for d in self.backend.documents() if paths is None or d.path in paths]
-
-        def find(text: str) -> str | None:
-            hits = self._search([text], 1, "hybrid", within)[1][0]
-            return hits[0].source if hits else None
-
-        def referred() -> str | None:
-            return find(" ".join(history[-1])) if history else None
-
-        chosen = documents_to_summarize(*asked, documents, referred, find)
-        if chosen is None:
-            return None
-        # every passage of the chosen documents, in whatever order: no question to embed
-        chunks = min(sum(d.chunks for d in documents if d.path in chosen), MAX_K)
-        anywhere = np.zeros((1, int(self.backend.meta("dim") or 0)), dtype=np.float32)
-        hits = search(self.backend, lambda _: anywhere, [question], chunks, "dense", chosen)[1][0]
-        sentences = self.backend.sentences([hit.chunk_id for hit in hits])
-        return compose_summary(question, hits, sentences, chosen)
+        return self._asker.ask(question, history, k, self._scope(within, collections), llm)
 
     def _llm_for(self, mode: AnswerMode) -> LLMConfig | None:
         if check_choice("answer mode", mode, ANSWER_MODES) == "extractive":
@@ -298,11 +239,6 @@ class Index:
             return None
         paths = self.documents_under(within) if within else []
         return paths + (self.collections.paths(collections) if collections else [])
-
-    def _search(
-        self, queries: list[str], k: int, mode: Mode, within: list[str] | None = None
-    ) -> tuple[np.ndarray, list[list[Hit]]]:
-        return search(self.backend, self._embedder.embed, queries, k, mode, within)
 
     # -- writing -----------------------------------------------------------------
 

@@ -1,0 +1,102 @@
+"""The ask pipeline: a question and its conversation to a `Response`, the same for
+`Index.ask`, the benchmarks and the evaluators.
+
+    overview question? ─▶ a summary of the documents it names (`qa.summary`)
+    follow-up ─▶ standalone question (the language model rewrites it, or `qa.conversation`)
+    ─▶ hybrid search (`qa.search`) ─▶ the passages' sentences and their words' frequencies
+    ─▶ the quoted answer (`qa.answer`) ─▶ a language model's answer, checked (`qa.llm`)
+
+It takes the backend and the embedder it works with, and checked arguments (`Index`
+checks what users type); nothing here reads settings or the environment.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from qa.answer import (
+    ANSWER_PASSAGES,
+    NO_DOCUMENTS,
+    Answer,
+    compose_answer,
+    compose_summary,
+    question_terms,
+)
+from qa.backends import Backend
+from qa.conversation import standalone_question
+from qa.embedding import Embedder
+from qa.llm import LLMConfig, llm_answer, rewrite_question
+from qa.question_kinds import summary_subject
+from qa.response import Response
+from qa.search import MAX_K, Hit, Mode, search
+from qa.summary import documents_to_summarize
+
+
+@dataclass(frozen=True, slots=True)
+class Asker:
+    """What answering needs: the index's backend and embedder, and the refusal threshold."""
+
+    backend: Backend
+    embedder: Embedder
+    min_score: float
+
+    def search(
+        self, queries: list[str], k: int, mode: Mode = "hybrid", within: list[str] | None = None
+    ) -> tuple[np.ndarray, list[list[Hit]]]:
+        """The queries' vectors and their top `k` hits (within: only these documents)."""
+        return search(self.backend, self.embedder.embed, queries, k, mode, within)
+
+    def ask(
+        self, question: str, history: Sequence[tuple[str, str]] = (), k: int = 5,
+        within: list[str] | None = None, llm: LLMConfig | None = None,
+    ) -> Response:
+        """The answer to `question` (see the module docstring); `llm` writes it, if given."""
+        summarized = self.summary(question, history, within)
+        if summarized is not None:
+            return Response.of(summarized)
+        query = (llm and history and rewrite_question(llm, question, history)
+                 or standalone_question(question, history))
+        # the sentences of the top ANSWER_PASSAGES passages compete, whatever k asks for
+        query_vectors, results = self.search([query], max(k, ANSWER_PASSAGES), "hybrid", within)
+        hits = results[0]
+        if not hits and not self.backend.documents():  # listed only when nothing is found
+            return Response.of(Answer(question, NO_DOCUMENTS, False, ()))
+        sentences = self.backend.sentences([hit.chunk_id for hit in hits])
+        terms = question_terms(query)
+        frequencies = self.backend.term_frequencies(terms) if terms else ({}, 0)
+        extractive = compose_answer(query, query_vectors[0], hits, sentences, self.min_score,
+                                    frequencies, asked=question)
+        extractive = replace(extractive, question=question)
+        if llm is None or not extractive.found:  # nothing relevant: no need to ask a model
+            return Response.of(extractive)
+        return Response(llm_answer(llm, question, hits[:k], extractive, self.embedder,
+                                   sentences))
+
+    def summary(
+        self, question: str, history: Sequence[tuple[str, str]], within: list[str] | None,
+    ) -> Answer | None:
+        """The summary an overview question asks for (see `qa.summary`), or None for any
+        other question."""
+        asked = summary_subject(question)
+        if asked is None:
+            return None
+        paths = None if within is None else set(within)
+        documents = [d for d in self.backend.documents() if paths is None or d.path in paths]
+
+        def find(text: str) -> str | None:
+            hits = self.search([text], 1, "hybrid", within)[1][0]
+            return hits[0].source if hits else None
+
+        def referred() -> str | None:
+            return find(" ".join(history[-1])) if history else None
+
+        chosen = documents_to_summarize(*asked, documents, referred, find)
+        if chosen is None:
+            return None
+        # every passage of the chosen documents, in whatever order: no question to embed
+        chunks = min(sum(d.chunks for d in documents if d.path in chosen), MAX_K)
+        anywhere = np.zeros((1, int(self.backend.meta("dim") or 0)), dtype=np.float32)
+        hits = search(self.backend, lambda _: anywhere, [question], chunks, "dense", chosen)[1][0]
+        sentences = self.backend.sentences([hit.chunk_id for hit in hits])
+        return compose_summary(question, hits, sentences, chosen)
