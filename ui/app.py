@@ -9,19 +9,22 @@ import functools
 import html
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import gradio as gr
 from gradio.utils import get_function_description, get_upload_folder
+from starlette.middleware import Middleware
 
 from qa import BackendConfig, DocumentInfo, Index, QAError, Settings
+from qa.conversation import FOLLOW_UP_TURNS
 from qa.documents import canonical
+from qa.index import MAX_QUESTION_CHARS
 from qa.llm import LLMConfig
 from ui import render, uploads
+from ui.guard import Guard, from_own_page
 from ui.uploads import UPLOADS
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -30,6 +33,10 @@ EXAMPLES = 3  # example questions offered, from the most recently indexed docume
 PHONE_WIDTH = 768  # below this many pixels the panels start folded
 LABEL_CHARS = 70  # of a document's first line used as its title when it has none
 CACHE_CLEANUP = (3600, 3600)  # Gradio's temporary files go after an hour
+HISTORY_MESSAGES = 2 * FOLLOW_UP_TURNS  # of a client's chat history, the only ones used
+MESSAGE_CHARS = 20_000  # of a history message's HTML read for its text (the answer is first)
+ANSWER_START = '<div class="qa-answer'
+NOT_TEXT = "The question must be text."
 HERE = Path(__file__).parent
 CSS_PATH = HERE / "style.css"
 HEADER = (
@@ -60,11 +67,12 @@ class ChatApp:
 
     def __init__(
         self, index_dir: str, max_upload_mb: int, llm: LLMConfig | None = None,
-        backend: BackendConfig | None = None,
+        backend: BackendConfig | None = None, allowed_hosts: Collection[str] = (),
     ) -> None:
         self.index_dir = canonical(index_dir)  # as indexing stores paths: uploads match
         self.uploads_dir = self.index_dir / UPLOADS
         self.max_bytes = max_upload_mb * 1_000_000
+        self.allowed_hosts = frozenset(allowed_hosts)  # names the page may be served by
         self.index = Index.create(self.index_dir, Settings(max_file_mb=max_upload_mb), backend)
         self.index.warm_up()  # the first question should not wait for the model to load
         self.index.llm = llm or self.index.llm
@@ -75,6 +83,9 @@ class ChatApp:
 
     def respond(self, message: str, history: list[dict], k: float, mode: str) -> Iterator[str]:
         """Chat handler: the answer (an LLM's as it is written), then its checks and Sources."""
+        if not isinstance(message, str):
+            yield render.answer_html(NOT_TEXT, found=False)
+            return
         if not message.strip():
             yield render.answer_html("Type a question about your documents.", found=False)
             return
@@ -107,8 +118,8 @@ class ChatApp:
         Returns:
             {question, answer, found, citations: [{n, source, title, text, quote, start, end, page, score, similarity}]}
         """  # noqa: E501 - one line per parameter, as the API page reads them
-        with user_errors():
-            return self.index.ask(question, k=k, mode=mode).to_dict()
+        with user_errors("ask"):
+            return self.index.ask(text_only(question), k=k, mode=mode).to_dict()
 
     def search(self, query: str, k: int = 5) -> list[dict]:
         """The passages most relevant to the query, best first.
@@ -120,8 +131,8 @@ class ChatApp:
         Returns:
             [{rank, source, title, text, start, end, page, score, similarity, chunk_id}]
         """
-        with user_errors():
-            return [hit.to_dict() for hit in self.index.search(query, k=k)]
+        with user_errors("search"):
+            return [hit.to_dict() for hit in self.index.search(text_only(query), k=k)]
 
     # -- documents -------------------------------------------------------------
 
@@ -172,7 +183,7 @@ class ChatApp:
         progress: gr.Progress = gr.Progress(),  # noqa: B008
     ) -> tuple:
         """Upload handler: check, store under <index>/uploads, index with progress."""
-        if not from_this_page(request):
+        if not self.from_this_page(request):
             uploads.discard_cached(files or [], Path(get_upload_folder()))
             return render.status_html([(False, REFUSED)]), *self.documents(), None
         notes: list[tuple[bool, str]] = []
@@ -227,7 +238,7 @@ class ChatApp:
 
     def remove(self, path: str, request: gr.Request) -> tuple:
         """Drop a document from the index (and its uploaded copy): (status, list, examples)."""
-        if not from_this_page(request):
+        if not self.from_this_page(request):
             return render.status_html([(False, REFUSED)]), *self.documents()
         indexed = {d.path for d in self.index.documents()}
         if path not in indexed:
@@ -240,6 +251,11 @@ class ChatApp:
             return render.status_html([(False, sentence(str(error)))]), *self.documents()
         return render.status_html([(True, f"{Path(path).name} was removed.")]), *self.documents()
 
+    def from_this_page(self, request: gr.Request | None) -> bool:
+        """Whether a request was sent by this app's page (None: a direct Python call, as in
+        the tests)."""
+        return request is None or from_own_page(request.headers, self.allowed_hosts)
+
 
 def embedding_progress(progress: gr.Progress) -> Callable[[int, int], None]:
     """Report `Index.add`'s progress(embedded, total) on the page's progress bar."""
@@ -250,24 +266,23 @@ def embedding_progress(progress: gr.Progress) -> Callable[[int, int], None]:
     return report
 
 
-def from_this_page(request: gr.Request | None) -> bool:
-    """Whether a request was sent by this app's page: browsers always send its Origin with
-    the page's own requests; scripts send none, and other sites' pages their own."""
-    if request is None:  # a direct Python call, as in the tests
-        return True
-    headers = request.headers
-    origin = urlsplit(headers.get("origin") or "").netloc
-    hosts = {headers.get("host"), headers.get("x-forwarded-host")} - {None}
-    return bool(origin) and origin in hosts
+def text_only(question: Any) -> str:
+    """A question sent over the API, if it is text (QAError if it is not)."""
+    if not isinstance(question, str):
+        raise QAError(NOT_TEXT)
+    return question
 
 
 @contextmanager
-def user_errors() -> Iterator[None]:
-    """Report the library's user-facing errors to API callers as such."""
+def user_errors(endpoint: str) -> Iterator[None]:
+    """Report the library's user-facing errors to API callers as such, and in the log as
+    one line (no traceback: nothing went wrong in the server)."""
     try:
         yield
     except QAError as error:
-        raise gr.Error(sentence(str(error))) from error
+        message = sentence(str(error))
+        print(f"qa serve: /{endpoint} refused: {message}", file=sys.stderr)
+        raise gr.Error(message, print_exception=False) from error
 
 
 def sentence(text: str) -> str:
@@ -276,14 +291,19 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
-def history_pairs(history: list[dict]) -> list[tuple[str, str]]:
-    """Chat messages (OpenAI style) as (question, answer) pairs for Index.ask."""
+def history_pairs(history: Any) -> list[tuple[str, str]]:
+    """The chat messages (OpenAI style) a follow-up can refer to, as (question, answer)
+    pairs for Index.ask. The history comes from the client: it is cut to its last
+    messages, and each to its first MESSAGE_CHARS, before any of its text is read."""
+    recent = history[-HISTORY_MESSAGES:] if isinstance(history, list) else []
     pairs: list[tuple[str, str]] = []
     question = None
-    for message in history:
+    for message in recent:
+        if not isinstance(message, dict):
+            continue
         text = plain_text(message.get("content"))
         if message.get("role") == "user":
-            question = text
+            question = text[:MAX_QUESTION_CHARS]
         elif question is not None:
             pairs.append((question, text))
             question = None
@@ -291,23 +311,27 @@ def history_pairs(history: list[dict]) -> list[tuple[str, str]]:
 
 
 def plain_text(content: Any) -> str:
-    """The visible text of a message: for an answer, its text only (no notices, sources)."""
-    if isinstance(content, list):
-        content = " ".join(plain_text(part) for part in content)
-    elif isinstance(content, dict):
-        content = content.get("text", "")
-    text = str(content or "")
-    answer = re.search(r'<div class="qa-answer[^"]*">(.*?)</div>', text, flags=re.DOTALL)
-    text = answer.group(1) if answer else text
-    return html.unescape(re.sub(r"<[^>]*>", "", text.replace("<br>", "\n"))).strip()
+    """The visible text of a message (at most MESSAGE_CHARS of its HTML): for an answer,
+    its text only (no notices, sources). Linear in the length, whatever the markup."""
+    parts = content if isinstance(content, list) else [content]
+    text = " ".join(
+        str((part.get("text") if isinstance(part, dict) else part) or "") for part in parts
+    )[:MESSAGE_CHARS]
+    start = text.find(ANSWER_START)
+    if start >= 0:
+        body = text.find(">", start) + 1
+        end = text.find("</div>", body)
+        text = text[body:end] if end >= 0 else text[body:]
+    return html.unescape(re.sub(r"<[^<>]*>", "", text.replace("<br>", "\n"))).strip()
 
 
 def build_app(
     index_dir: str, max_upload_mb: int = 50, llm: LLMConfig | None = None,
-    backend: BackendConfig | None = None,
+    backend: BackendConfig | None = None, allowed_hosts: Collection[str] = (),
 ) -> gr.Blocks:
-    """The chat page over the index at index_dir; `llm` enables the LLM answer mode."""
-    app = ChatApp(index_dir, max_upload_mb, llm, backend)
+    """The chat page over the index at index_dir; `llm` enables the LLM answer mode;
+    `allowed_hosts`: the host names, besides IP addresses and localhost, it is served by."""
+    app = ChatApp(index_dir, max_upload_mb, llm, backend, allowed_hosts)
     title = "qa · chat with your documents"
     with gr.Blocks(title=title, fill_height=True, delete_cache=CACHE_CLEANUP) as demo:
         gr.HTML(HEADER)
@@ -423,13 +447,17 @@ def serve(
     max_upload_mb: int = 50,
     llm: LLMConfig | None = None,
     backend: BackendConfig | None = None,
+    allowed_hosts: Collection[str] = (),
 ) -> None:
     """Serve the chat until interrupted; warns when it is open to the network without auth."""
     warning = exposure_warning(host, auth)
     if warning:
         print(warning, file=sys.stderr)
-    app = build_app(index_dir, max_upload_mb, llm, backend)
+    app = build_app(index_dir, max_upload_mb, llm, backend, allowed_hosts)
+    guard = Middleware(Guard, allowed_hosts=allowed_hosts, max_file_bytes=max_upload_mb * 2**20,
+                       upload_folder=Path(get_upload_folder()))
     app.queue(default_concurrency_limit=CONCURRENCY).launch(
+        app_kwargs={"middleware": [guard]},
         server_name=host,
         server_port=port,
         auth=auth,
