@@ -220,6 +220,29 @@ def test_a_question_that_is_not_text_gets_a_clear_error_and_no_traceback(served,
     assert "Traceback" not in log
 
 
+@pytest.mark.parametrize(("endpoint", "data", "expected"), [
+    ("run/ask", [12345, 5], "An event handler (ask) didn't receive enough input values "
+                            "(needed: 3, got: 2)."),
+    ("call/chat", ["Who resigned?", None, "abc", "extractive"],
+     "Could not preprocess input component at index 2 (a `slider` component)"),
+    ("call/chat", ["Who resigned?", None, 5, 7], "Value: 7 (type: <class 'int'>) is not in"),
+])
+def test_a_malformed_request_gets_gradios_message_and_no_traceback(served, endpoint, data,
+                                                                   expected):
+    url = served["url"]
+    response = httpx.post(f"{url}/gradio_api/{endpoint}", json={"data": data}, timeout=60)
+    if endpoint.startswith("call/"):
+        event = response.json()["event_id"]
+        events = httpx.get(f"{url}/gradio_api/{endpoint}/{event}", timeout=60).text
+        error = json.loads(events.split("data:", 1)[1])["error"]
+    else:
+        error = response.json()["error"]
+
+    assert expected in error
+    log = served["log"].read_text()
+    assert f"refused: {error}" in log and "Traceback" not in log
+
+
 # -- last: the upload rate limit ---------------------------------------------------------
 
 def test_uploads_from_one_client_are_limited_per_minute(served):

@@ -266,6 +266,21 @@ def embedding_progress(progress: gr.Progress) -> Callable[[int, int], None]:
     return report
 
 
+class CheckedBlocks(gr.Blocks):
+    """gr.Blocks whose refusals of a malformed request (too few values, a value its
+    component cannot take) are user errors: one line in the log, not a traceback."""
+
+    async def preprocess_data(self, block_fn: Any, inputs: list[Any], *args: Any,
+                              **kwargs: Any) -> Any:
+        where = f"/{block_fn.api_name}" if block_fn.api_name else block_fn.name
+        try:
+            return await super().preprocess_data(block_fn, inputs, *args, **kwargs)
+        except ValueError as error:  # Gradio's ComponentProcessingError is one
+            raise user_error(where, str(error).split("\n", 1)[0]) from error
+        except gr.Error as error:
+            raise user_error(where, error.message) from error
+
+
 def text_only(question: Any) -> str:
     """A question sent over the API, if it is text (QAError if it is not)."""
     if not isinstance(question, str):
@@ -275,14 +290,18 @@ def text_only(question: Any) -> str:
 
 @contextmanager
 def user_errors(endpoint: str) -> Iterator[None]:
-    """Report the library's user-facing errors to API callers as such, and in the log as
-    one line (no traceback: nothing went wrong in the server)."""
+    """Report the library's user-facing errors to API callers as such."""
     try:
         yield
     except QAError as error:
-        message = sentence(str(error))
-        print(f"qa serve: /{endpoint} refused: {message}", file=sys.stderr)
-        raise gr.Error(message, print_exception=False) from error
+        raise user_error(f"/{endpoint}", sentence(str(error))) from error
+
+
+def user_error(where: str, message: str) -> gr.Error:
+    """The error for a request the server refuses, logged as one line (no traceback:
+    nothing went wrong in the server)."""
+    print(f"qa serve: {where} refused: {message}", file=sys.stderr)
+    return gr.Error(message, print_exception=False)
 
 
 def sentence(text: str) -> str:
@@ -333,7 +352,7 @@ def build_app(
     `allowed_hosts`: the host names, besides IP addresses and localhost, it is served by."""
     app = ChatApp(index_dir, max_upload_mb, llm, backend, allowed_hosts)
     title = "qa · chat with your documents"
-    with gr.Blocks(title=title, fill_height=True, delete_cache=CACHE_CLEANUP) as demo:
+    with CheckedBlocks(title=title, fill_height=True, delete_cache=CACHE_CLEANUP) as demo:
         gr.HTML(HEADER)
         with gr.Row(equal_height=False, elem_classes="qa-main"):
             with gr.Column(scale=2, min_width=300, elem_classes="qa-side"):
