@@ -72,7 +72,7 @@ class ChatApp:
         self.index_dir = canonical(index_dir)  # as indexing stores paths: uploads match
         self.uploads_dir = self.index_dir / UPLOADS
         self.max_bytes = max_upload_mb * 1_000_000
-        self.allowed_hosts = frozenset(allowed_hosts)  # names the page may be served by
+        self.allowed_hosts = frozenset(name.lower() for name in allowed_hosts)  # see guard.py
         self.index = Index.create(self.index_dir, Settings(max_file_mb=max_upload_mb), backend)
         self.index.warm_up()  # the first question should not wait for the model to load
         self.index.llm = llm or self.index.llm
