@@ -229,3 +229,21 @@ def test_every_index_file_is_private_even_with_an_open_umask(tmp_path, seed_copy
             assert mode == 0o700, f"{path} is {oct(mode)}"
         else:
             assert mode & 0o077 == 0, f"{path} is {oct(mode)}"
+
+
+# -- last: it locks this client out of the login for a minute ---------------------------
+
+def test_wrong_passwords_are_limited_per_minute_then_even_the_right_one_waits(server):
+    from ui.guard import LOGIN_FAILURES_PER_MINUTE
+
+    with httpx.Client(base_url=server["url"], timeout=30) as http:
+        tries = [http.post("/login", data={"username": USER, "password": f"guess {n}"})
+                 for n in range(20)]
+        right = http.post("/login", data={"username": USER, "password": PASSWORD})
+
+    statuses = [response.status_code for response in tries]
+    assert set(statuses) == {400, 429}
+    assert statuses.count(400) <= LOGIN_FAILURES_PER_MINUTE.amount
+    assert statuses.index(429) == statuses.count(400)  # refused from then on
+    assert right.status_code == 429
+    assert right.text == "Too many failed logins from this address: try again in a minute."

@@ -45,7 +45,8 @@ def upload(url: str, *files: tuple[str, bytes]) -> str:
     """Upload files as the page does: the status lines' text."""
     data = []
     for name, content in files:
-        path = httpx.post(f"{url}/gradio_api/upload", files={"files": (name, content)}).json()[0]
+        path = httpx.post(f"{url}/gradio_api/upload", files={"files": (name, content)},
+                          headers={"origin": url}).json()[0]
         data.append({"path": path, "meta": {"_type": "gradio.FileData"}, "orig_name": name})
     return page_event(url, "qa-upload", "upload", [data])
 
@@ -56,9 +57,11 @@ def remove(url: str, path: Path) -> str:
                       {"action": "remove", "document": str(path)})
 
 
-def page_event(url: str, elem_id: str, trigger: str, data: list, event_data=None) -> str:
-    """Send the page's event, with its own Origin: the status lines' text."""
-    session, headers = uuid.uuid4().hex, {"origin": url}
+def page_event(url: str, elem_id: str, trigger: str, data: list, event_data=None,
+               headers: dict | None = None) -> str:
+    """Send the page's event, with its own Origin (unless other headers are given): the
+    status lines' text."""
+    session, headers = uuid.uuid4().hex, headers or {"origin": url}
     body = {"data": data, "fn_index": _event_index(url, elem_id, trigger),
             "session_hash": session, "event_data": event_data}
     httpx.post(f"{url}/gradio_api/queue/join", json=body, headers=headers).raise_for_status()

@@ -363,7 +363,11 @@ def test_scripts_and_other_sites_cannot_remove_or_add_documents(served, origin, 
     sneaky = tmp_path / "sneaky.txt"
     sneaky.write_text("The sneaky file says the vault code is 4321.")
     with sneaky.open("rb") as file:
-        uploaded = httpx.post(f"{url}/gradio_api/upload", files={"files": file}).json()[0]
+        direct = httpx.post(f"{url}/gradio_api/upload", files={"files": file}, headers=headers)
+    assert direct.status_code == 403  # not stored at all
+    with sneaky.open("rb") as file:  # stored as though the page had uploaded it
+        uploaded = httpx.post(f"{url}/gradio_api/upload", files={"files": file},
+                              headers={"origin": url}).json()[0]
     file_data = {"path": uploaded, "meta": {"_type": "gradio.FileData"}, "orig_name": "sneaky.txt"}
     assert "Refused" in trigger("qa-upload", "upload", [[file_data]])
     assert "sneaky.txt" not in _listed(url)

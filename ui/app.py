@@ -9,21 +9,24 @@ import functools
 import html
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import gradio as gr
 from gradio.utils import get_function_description, get_upload_folder
+from starlette.middleware import Middleware
 
 from qa import BackendConfig, DocumentInfo, Index, QAError, Settings
+from qa.conversation import FOLLOW_UP_TURNS
 from qa.documents import canonical
+from qa.index import MAX_QUESTION_CHARS
 from qa.llm import LLMConfig
 from ui import render, uploads
 from ui.conversation_panel import ConversationPanel
 from ui.conversations import ConversationStore
+from ui.guard import Guard, from_own_page
 from ui.uploads import UPLOADS
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -31,6 +34,10 @@ CONCURRENCY = 16  # questions answered at once (the library lets them overlap)
 EXAMPLES = 3  # example questions offered, from the most recently indexed documents
 PHONE_WIDTH = 768  # below this many pixels the panels start folded
 CACHE_CLEANUP = (3600, 3600)  # Gradio's temporary files go after an hour
+HISTORY_MESSAGES = 2 * FOLLOW_UP_TURNS  # of a client's chat history, the only ones used
+MESSAGE_CHARS = 20_000  # of a history message's HTML read for its text (the answer is first)
+ANSWER_START = '<div class="qa-answer'
+NOT_TEXT = "The question must be text."
 HERE = Path(__file__).parent
 CSS_PATH = HERE / "style.css"
 HEADER = (
@@ -61,15 +68,16 @@ class ChatApp:
 
     def __init__(
         self, index_dir: str, max_upload_mb: int, llm: LLMConfig | None = None,
-        backend: BackendConfig | None = None,
+        backend: BackendConfig | None = None, allowed_hosts: Collection[str] = (),
     ) -> None:
         self.index_dir = canonical(index_dir)  # as indexing stores paths: uploads match
         self.uploads_dir = self.index_dir / UPLOADS
         self.max_bytes = max_upload_mb * 1_000_000
+        self.allowed_hosts = frozenset(name.lower() for name in allowed_hosts)  # see guard.py
         self.index = Index.create(self.index_dir, Settings(max_file_mb=max_upload_mb), backend,
                                   llm)
         self.index.warm_up()  # the first question should not wait for the model to load
-        self.history = ConversationPanel(ConversationStore(self.index_dir), from_this_page)
+        self.history = ConversationPanel(ConversationStore(self.index_dir), self.from_this_page)
         for _, note in self.index_files([]):  # uploads a crash or a busy index left behind
             print(f"qa serve: {note}", file=sys.stderr)
 
@@ -81,6 +89,9 @@ class ChatApp:
     ) -> Iterator[str]:
         """Chat handler: the answer (an LLM's as it is written), then its checks and Sources;
         the turn is kept in the page's conversation."""
+        if not isinstance(message, str):
+            yield render.answer_html(NOT_TEXT, found=False)
+            return
         if not message.strip():
             yield render.answer_html("Type a question about your documents.", found=False)
             return
@@ -113,8 +124,8 @@ class ChatApp:
         Returns:
             {question, answer, found, citations: [{n, source, title, text, quote, start, end, page, score, similarity}]}
         """  # noqa: E501 - one line per parameter, as the API page reads them
-        with user_errors():
-            return self.index.ask(question, k=k, mode=mode).to_dict()
+        with user_errors("ask"):
+            return self.index.ask(text_only(question), k=k, mode=mode).to_dict()
 
     def search(self, query: str, k: int = 5) -> list[dict]:
         """The passages most relevant to the query, best first.
@@ -126,8 +137,8 @@ class ChatApp:
         Returns:
             [{rank, source, title, text, start, end, page, score, similarity, chunk_id}]
         """
-        with user_errors():
-            return [hit.to_dict() for hit in self.index.search(query, k=k)]
+        with user_errors("search"):
+            return [hit.to_dict() for hit in self.index.search(text_only(query), k=k)]
 
     # -- documents -------------------------------------------------------------
 
@@ -174,7 +185,7 @@ class ChatApp:
         progress: gr.Progress = gr.Progress(),  # noqa: B008
     ) -> tuple:
         """Upload handler: check, store under <index>/uploads, index with progress."""
-        if not from_this_page(request):
+        if not self.from_this_page(request):
             uploads.discard_cached(files or [], Path(get_upload_folder()))
             return render.status_html([(False, REFUSED)]), *self.documents(), None
         notes: list[tuple[bool, str]] = []
@@ -229,7 +240,7 @@ class ChatApp:
 
     def remove(self, path: str, request: gr.Request) -> tuple:
         """Drop a document from the index (and its uploaded copy): (status, list, examples)."""
-        if not from_this_page(request):
+        if not self.from_this_page(request):
             return render.status_html([(False, REFUSED)]), *self.documents()
         indexed = {d.path for d in self.index.documents()}
         if path not in indexed:
@@ -242,6 +253,11 @@ class ChatApp:
             return render.status_html([(False, sentence(str(error)))]), *self.documents()
         return render.status_html([(True, f"{Path(path).name} was removed.")]), *self.documents()
 
+    def from_this_page(self, request: gr.Request | None) -> bool:
+        """Whether a request was sent by this app's page (None: a direct Python call, as in
+        the tests)."""
+        return request is None or from_own_page(request.headers, self.allowed_hosts)
+
 
 def embedding_progress(progress: gr.Progress) -> Callable[[int, int], None]:
     """Report `Index.add`'s progress(embedded, total) on the page's progress bar."""
@@ -252,24 +268,42 @@ def embedding_progress(progress: gr.Progress) -> Callable[[int, int], None]:
     return report
 
 
-def from_this_page(request: gr.Request | None) -> bool:
-    """Whether a request was sent by this app's page: browsers always send its Origin with
-    the page's own requests; scripts send none, and other sites' pages their own."""
-    if request is None:  # a direct Python call, as in the tests
-        return True
-    headers = request.headers
-    origin = urlsplit(headers.get("origin") or "").netloc
-    hosts = {headers.get("host"), headers.get("x-forwarded-host")} - {None}
-    return bool(origin) and origin in hosts
+class CheckedBlocks(gr.Blocks):
+    """gr.Blocks whose refusals of a malformed request (too few values, a value its
+    component cannot take) are user errors: one line in the log, not a traceback."""
+
+    async def preprocess_data(self, block_fn: Any, inputs: list[Any], *args: Any,
+                              **kwargs: Any) -> Any:
+        where = f"/{block_fn.api_name}" if block_fn.api_name else block_fn.name
+        try:
+            return await super().preprocess_data(block_fn, inputs, *args, **kwargs)
+        except ValueError as error:  # Gradio's ComponentProcessingError is one
+            raise user_error(where, str(error).split("\n", 1)[0]) from error
+        except gr.Error as error:
+            raise user_error(where, error.message) from error
+
+
+def text_only(question: Any) -> str:
+    """A question sent over the API, if it is text (QAError if it is not)."""
+    if not isinstance(question, str):
+        raise QAError(NOT_TEXT)
+    return question
 
 
 @contextmanager
-def user_errors() -> Iterator[None]:
+def user_errors(endpoint: str) -> Iterator[None]:
     """Report the library's user-facing errors to API callers as such."""
     try:
         yield
     except QAError as error:
-        raise gr.Error(sentence(str(error))) from error
+        raise user_error(f"/{endpoint}", sentence(str(error))) from error
+
+
+def user_error(where: str, message: str) -> gr.Error:
+    """The error for a request the server refuses, logged as one line (no traceback:
+    nothing went wrong in the server)."""
+    print(f"qa serve: {where} refused: {message}", file=sys.stderr)
+    return gr.Error(message, print_exception=False)
 
 
 def sentence(text: str) -> str:
@@ -278,14 +312,19 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
-def history_pairs(history: list[dict]) -> list[tuple[str, str]]:
-    """Chat messages (OpenAI style) as (question, answer) pairs for Index.ask."""
+def history_pairs(history: Any) -> list[tuple[str, str]]:
+    """The chat messages (OpenAI style) a follow-up can refer to, as (question, answer)
+    pairs for Index.ask. The history comes from the client: it is cut to its last
+    messages, and each to its first MESSAGE_CHARS, before any of its text is read."""
+    recent = history[-HISTORY_MESSAGES:] if isinstance(history, list) else []
     pairs: list[tuple[str, str]] = []
     question = None
-    for message in history:
+    for message in recent:
+        if not isinstance(message, dict):
+            continue
         text = plain_text(message.get("content"))
         if message.get("role") == "user":
-            question = text
+            question = text[:MAX_QUESTION_CHARS]
         elif question is not None:
             pairs.append((question, text))
             question = None
@@ -293,25 +332,29 @@ def history_pairs(history: list[dict]) -> list[tuple[str, str]]:
 
 
 def plain_text(content: Any) -> str:
-    """The visible text of a message: for an answer, its text only (no notices, sources)."""
-    if isinstance(content, list):
-        content = " ".join(plain_text(part) for part in content)
-    elif isinstance(content, dict):
-        content = content.get("text", "")
-    text = str(content or "")
-    answer = re.search(r'<div class="qa-answer[^"]*">(.*?)</div>', text, flags=re.DOTALL)
-    text = answer.group(1) if answer else text
-    return html.unescape(re.sub(r"<[^>]*>", "", text.replace("<br>", "\n"))).strip()
+    """The visible text of a message (at most MESSAGE_CHARS of its HTML): for an answer,
+    its text only (no notices, sources). Linear in the length, whatever the markup."""
+    parts = content if isinstance(content, list) else [content]
+    text = " ".join(
+        str((part.get("text") if isinstance(part, dict) else part) or "") for part in parts
+    )[:MESSAGE_CHARS]
+    start = text.find(ANSWER_START)
+    if start >= 0:
+        body = text.find(">", start) + 1
+        end = text.find("</div>", body)
+        text = text[body:end] if end >= 0 else text[body:]
+    return html.unescape(re.sub(r"<[^<>]*>", "", text.replace("<br>", "\n"))).strip()
 
 
 def build_app(
     index_dir: str, max_upload_mb: int = 50, llm: LLMConfig | None = None,
-    backend: BackendConfig | None = None,
+    backend: BackendConfig | None = None, allowed_hosts: Collection[str] = (),
 ) -> gr.Blocks:
-    """The chat page over the index at index_dir; `llm` enables the LLM answer mode."""
-    app = ChatApp(index_dir, max_upload_mb, llm, backend)
+    """The chat page over the index at index_dir; `llm` enables the LLM answer mode;
+    `allowed_hosts`: the host names, besides IP addresses and localhost, it is served by."""
+    app = ChatApp(index_dir, max_upload_mb, llm, backend, allowed_hosts)
     title = "qa · chat with your documents"
-    with gr.Blocks(title=title, fill_height=True, delete_cache=CACHE_CLEANUP) as demo:
+    with CheckedBlocks(title=title, fill_height=True, delete_cache=CACHE_CLEANUP) as demo:
         gr.HTML(HEADER)
         with gr.Row(equal_height=False, elem_classes="qa-main"):
             with gr.Column(scale=2, min_width=300, elem_classes="qa-side"):
@@ -428,13 +471,17 @@ def serve(
     max_upload_mb: int = 50,
     llm: LLMConfig | None = None,
     backend: BackendConfig | None = None,
+    allowed_hosts: Collection[str] = (),
 ) -> None:
     """Serve the chat until interrupted; warns when it is open to the network without auth."""
     warning = exposure_warning(host, auth)
     if warning:
         print(warning, file=sys.stderr)
-    app = build_app(index_dir, max_upload_mb, llm, backend)
+    app = build_app(index_dir, max_upload_mb, llm, backend, allowed_hosts)
+    guard = Middleware(Guard, allowed_hosts=allowed_hosts, max_file_bytes=max_upload_mb * 2**20,
+                       upload_folder=Path(get_upload_folder()))
     app.queue(default_concurrency_limit=CONCURRENCY).launch(
+        app_kwargs={"middleware": [guard]},
         server_name=host,
         server_port=port,
         auth=auth,

@@ -23,8 +23,16 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
                        help="require this login (default: $QA_AUTH)")
     serve.add_argument("--max-upload-mb", type=int, default=50,
                        help="largest file accepted for upload (default: %(default)s)")
+    serve.add_argument("--allowed-hosts", type=host_names, default=(), metavar="NAME,…",
+                       help="host names the server is reached by, besides IP addresses and "
+                            "localhost, e.g. behind a proxy (default: none)")
     add_llm_options(serve)
     serve.set_defaults(run=run)
+
+
+def host_names(text: str) -> tuple[str, ...]:
+    """--allowed-hosts: comma-separated host names."""
+    return tuple(name.strip().lower() for name in text.split(",") if name.strip())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,5 +45,6 @@ def run(args: argparse.Namespace) -> int:
         raise QAError(f"the web chat needs its extra ({error.name} is missing): "
                       "pip install 'qa[ui]'") from error
     serve(args.index, host=args.host, port=args.port, auth=auth,
-          max_upload_mb=args.max_upload_mb, llm=llm_config(args), backend=backend_config(args))
+          max_upload_mb=args.max_upload_mb, llm=llm_config(args), backend=backend_config(args),
+          allowed_hosts=args.allowed_hosts)
     return 0

@@ -1,0 +1,160 @@
+"""The checks every request meets before Gradio reads it.
+
+Gradio's routes take whatever a client sends; a page on any web site, or any local
+process, is such a client. This middleware refuses, with one plain-text line:
+- a `Host` name the server was not told it has (a DNS-rebinding page sends its own
+  name with the server's address): IP addresses and localhost are always served;
+- a body over MAX_BODY_BYTES, or one that does not declare its length, so that no
+  route parses more than that;
+- an upload that is not from the app's own page (a multipart POST from another site
+  needs no CORS preflight), over its size, past UPLOADS_PER_MINUTE from one client, or
+  that Gradio's upload cache has no room for;
+- a login from a client that failed LOGIN_FAILURES_PER_MINUTE times in the last minute.
+"""
+
+import contextlib
+import ipaddress
+import os
+from collections.abc import Awaitable, Callable, Collection, MutableMapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from limits import RateLimitItemPerMinute
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
+from starlette.datastructures import Headers
+from starlette.responses import PlainTextResponse
+
+Scope = MutableMapping[str, Any]
+ASGIApp = Callable[[Scope, Callable, Callable], Awaitable[None]]
+
+MAX_BODY_BYTES = 10_000_000  # of any request but an upload: a long conversation fits
+UPLOAD_FILES = 10  # an upload request holds at most this many files of the largest size
+CACHE_REQUESTS = 2  # Gradio's upload cache holds at most this many such requests' bytes
+UPLOADS_PER_MINUTE = RateLimitItemPerMinute(20)  # upload requests per client address
+LOGIN_FAILURES_PER_MINUTE = RateLimitItemPerMinute(5)  # per client address
+UPLOAD_ROUTE = "/gradio_api/upload"
+LOGIN_ROUTES = ("/login", "/login/")
+WRONG_LOGIN = 400  # Gradio's status for wrong credentials
+
+
+def from_own_page(headers: Headers | MutableMapping[str, str], allowed_hosts: Collection[str]
+                  ) -> bool:
+    """Whether a request was sent by this app's page: browsers send the page's Origin with
+    its requests (the Host it was loaded from, or a name the server was told it has, as
+    behind a proxy); scripts send none, other sites' pages their own. X-Forwarded-Host is
+    not trusted: any page can send it."""
+    origin = urlsplit(headers.get("origin") or "")
+    if not origin.netloc:
+        return False
+    return (origin.netloc.lower() == (headers.get("host") or "").lower()
+            or (origin.hostname or "") in allowed_hosts)
+
+
+def known_host(host: str | None, allowed_hosts: Collection[str]) -> bool:
+    """Whether a Host header names this server: an IP address, localhost, or an allowed
+    name (a rebinding page can only send a name, its own)."""
+    if host is None:  # HTTP/1.0 without Host: not a browser
+        return True
+    try:
+        name = (urlsplit(f"//{host}").hostname or "").lower()
+    except ValueError:  # malformed, as "[::1"
+        return False
+    with contextlib.suppress(ValueError):
+        return bool(ipaddress.ip_address(name))
+    return name == "localhost" or name in allowed_hosts
+
+
+def folder_bytes(folder: Path) -> int:
+    """The bytes of the files under a folder (0 if it does not exist)."""
+    total = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):  # removed meanwhile
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total
+
+
+class Guard:
+    """ASGI middleware around the Gradio app: see the module's docstring."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Collection[str], max_file_bytes: int,
+                 upload_folder: Path) -> None:
+        self.app = app
+        self.allowed_hosts = frozenset(name.lower() for name in allowed_hosts)
+        self.max_upload_bytes = UPLOAD_FILES * max_file_bytes
+        self.max_cache_bytes = CACHE_REQUESTS * self.max_upload_bytes
+        self.upload_folder = upload_folder
+        self.uploading = 0  # bytes of the uploads under way, not all on disk yet
+        self.limiter = MovingWindowRateLimiter(MemoryStorage())
+
+    async def __call__(self, scope: Scope, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers, path = Headers(scope=scope), scope["path"]
+        client = scope["client"][0] if scope.get("client") else "-"
+        refusal = self.refusal(headers, scope["method"], path, client)
+        if refusal:
+            status, message = refusal
+            await PlainTextResponse(message, status_code=status)(scope, receive, send)
+        elif path == UPLOAD_ROUTE and scope["method"] == "POST":
+            await self.upload(scope, receive, send, int(headers.get("content-length") or 0))
+        elif path in LOGIN_ROUTES and scope["method"] == "POST":
+            await self.login(scope, receive, send, client)
+        else:
+            await self.app(scope, receive, send)
+
+    def refusal(self, headers: Headers, method: str, path: str, client: str
+                ) -> tuple[int, str] | None:
+        """(status, message) if the request is refused before Gradio sees it."""
+        if not known_host(headers.get("host"), self.allowed_hosts):
+            return 421, ("Refused: this server does not serve that host name (start qa serve "
+                         "with --allowed-hosts NAME to serve it by NAME).")
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            return 411, "Refused: a request body must declare its length (Content-Length)."
+        length = int(headers.get("content-length") or 0)
+        if path == UPLOAD_ROUTE and method == "POST":
+            return self.upload_refusal(headers, length, client)
+        if path in LOGIN_ROUTES and method == "POST" and not self.limiter.test(
+            LOGIN_FAILURES_PER_MINUTE, "login", client
+        ):
+            return 429, "Too many failed logins from this address: try again in a minute."
+        if length > MAX_BODY_BYTES:
+            return 413, f"Refused: a request body is limited to {MAX_BODY_BYTES:,} bytes."
+        return None
+
+    def upload_refusal(self, headers: Headers, length: int, client: str
+                       ) -> tuple[int, str] | None:
+        if not from_own_page(headers, self.allowed_hosts):
+            return 403, "Refused: files can only be uploaded from this app's own page."
+        if length > self.max_upload_bytes:
+            return 413, (f"Refused: an upload is limited to {self.max_upload_bytes:,} bytes "
+                         f"({UPLOAD_FILES} files of the largest size).")
+        if not self.limiter.hit(UPLOADS_PER_MINUTE, "upload", client):
+            return 429, "Too many uploads from this address: try again in a minute."
+        if folder_bytes(self.upload_folder) + self.uploading + length > self.max_cache_bytes:
+            return 507, ("Refused: the upload space is full; try again once the uploads "
+                         "under way are indexed.")
+        return None
+
+    async def upload(self, scope: Scope, receive: Callable, send: Callable, length: int
+                     ) -> None:
+        """Let an upload through, counting its bytes as taken until it is on disk."""
+        self.uploading += length
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.uploading -= length
+
+    async def login(self, scope: Scope, receive: Callable, send: Callable, client: str
+                    ) -> None:
+        """Let a login through, counting it if its credentials are wrong."""
+
+        async def counting_send(message: dict) -> None:
+            if message["type"] == "http.response.start" and message["status"] == WRONG_LOGIN:
+                self.limiter.hit(LOGIN_FAILURES_PER_MINUTE, "login", client)
+            await send(message)
+
+        await self.app(scope, receive, counting_send)
