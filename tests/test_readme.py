@@ -4,7 +4,7 @@ import os
 import re
 import shutil
 
-from tests.conftest import ROOT, SEEDS
+from tests.helpers import ROOT, SEEDS
 
 
 def test_readme_python_example_runs(tmp_path, capsys):

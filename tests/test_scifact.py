@@ -10,7 +10,7 @@ import os
 import pytest
 
 from qa.cli import main
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 SCIFACT = ROOT.parent / "shared" / "datasets" / "scifact"
 
