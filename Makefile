@@ -33,6 +33,7 @@ run: index
 
 lint: setup
 	$(VENV)/bin/ruff check qa ui tests benchmarks
+	$(VENV)/bin/mypy  # qa/ and ui/, configured in pyproject.toml
 
 clean:
 	rm -rf $(VENV) .qa-index

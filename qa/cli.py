@@ -360,7 +360,6 @@ def _ask(args: argparse.Namespace) -> int:
     index = _open(args)
     index.llm = llm_config(args)
     mode = "llm" if args.llm else "extractive"
-    answer = None
     for event in index.ask_stream(args.question, k=args.k, mode=mode):
         if isinstance(event, str):
             if not args.json:

@@ -119,10 +119,11 @@ class Index:
                 f"{settings.model!r}; to switch, rebuild it: "
                 f"qa --index {path} index --rebuild --model {settings.model}"
             )
-        settings = replace(settings, model=recorded or settings.model or DEFAULT_MODEL)
-        embedder = load_embedder(settings.model, settings.batch_size)  # loads on first use
+        model = recorded or settings.model or DEFAULT_MODEL
+        settings = replace(settings, model=model)
+        embedder = load_embedder(model, settings.batch_size)  # loads on first use
         if not recorded:
-            backend.set_meta({"model": settings.model, "dim": str(embedder.dim)})
+            backend.set_meta({"model": model, "dim": str(embedder.dim)})
         return cls(path, backend, embedder, settings)
 
     @classmethod
@@ -215,6 +216,7 @@ class Index:
             (`self.llm`) write the answer, and checks it (see `qa.llm`).
         """
         *_, answer = self.ask_stream(question, history, k, within, mode)
+        assert isinstance(answer, Answer)  # ask_stream ends with the Answer
         return answer
 
     def ask_stream(
@@ -270,16 +272,16 @@ class Index:
         progress: called as progress(passages embedded, passages to embed) while embedding
         in this process.
         """
-        paths = [canonical(p) for p in paths]
+        targets = [canonical(p) for p in paths]
         with write_lock(self.path):
             if ray is False:
-                report = ingest.ingest(self.backend, paths, self.settings, self._embedder,
+                report = ingest.ingest(self.backend, targets, self.settings, self._embedder,
                                        progress)
             else:
                 from qa.distributed import ray_ingest
 
                 address = None if ray is True else ray
-                report = ray_ingest(self.backend, paths, self.settings, address)
+                report = ray_ingest(self.backend, targets, self.settings, address)
             self.backend.flush()
         return report
 

@@ -20,7 +20,9 @@ from gradio.utils import get_function_description, get_upload_folder
 
 from qa import BackendConfig, DocumentInfo, Index, QAError, Settings
 from qa.documents import canonical
+from qa.index import ANSWER_MODES
 from qa.llm import LLMConfig
+from qa.search import check_choice, check_k
 from ui import render, uploads
 from ui.uploads import UPLOADS
 
@@ -81,7 +83,8 @@ class ChatApp:
         written = ""
         try:
             for event in self.index.ask_stream(
-                message, history=history_pairs(history), k=k, mode=mode
+                message, history=history_pairs(history), k=check_k(k),
+                mode=check_choice("answer mode", mode, ANSWER_MODES),
             ):
                 if isinstance(event, str):  # an LLM's answer, as it is written
                     written += event
@@ -108,6 +111,7 @@ class ChatApp:
             {question, answer, found, citations: [{n, source, title, text, quote, start, end, page, score, similarity}]}
         """  # noqa: E501 - one line per parameter, as the API page reads them
         with user_errors():
+            mode = check_choice("answer mode", mode, ANSWER_MODES)
             return self.index.ask(question, k=k, mode=mode).to_dict()
 
     def search(self, query: str, k: int = 5) -> list[dict]:
@@ -394,7 +398,7 @@ def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
         app.respond,
         chatbot=chatbot,
         textbox=textbox,
-        additional_inputs=settings,
+        additional_inputs=[*settings],
         # Replaced on load by questions about the indexed documents (none if there are none).
         examples=[["What are these documents about?", None, None]],
         api_name="chat",
@@ -411,8 +415,10 @@ def documented_api(demo: gr.Blocks, fn: Callable, name: str) -> None:
     _, described, _ = get_function_description(fn)
     for block_id, (parameter, text) in zip(dependency["inputs"], described.items(), strict=False):
         block = demo.blocks[block_id]
+        assert isinstance(block, gr.components.Component)  # an input of the endpoint
         block.label = parameter
-        block._api_info = {**block.api_info(), "additional_description": text}
+        block._api_info = {  # type: ignore[attr-defined]  # what the API page shows
+            **block.api_info(), "additional_description": text}
 
 
 def serve(
