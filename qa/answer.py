@@ -17,22 +17,20 @@ articles with an even title hash; the odd ones held out, see `qa eval squad`):
   the asked verb, where the sentence says it happened: not negated ("no plans to
   resign"), not wished for ("called for them to resign").
 
-Weights (fitted by a listwise softmax, rounded): 4, 1.5, 6 and 2; on the held-out
-article they quote a sentence holding the answer first 0.903 of the time (0.935 with the
-joined quotes and misspellings below), against 0.755 on all articles for the cosine/BM25
-rank fusion they replace. The doer cue (weight 3) was added for questions over the seed
-article; it fires on 6 of the 412 SQuAD questions and changes none of their answers. The
-best sentence is quoted, and a second when it scores close behind, is itself similar to
-the question and is as much an answer of the kind asked (a date, a name, the doer) as
-the best is. A sentence that starts by referring back ("It", "This", "But"...) brings
-its previous sentence when that holds question words it lacks; a second quote that
-overlaps the first or follows it in the same paragraph is joined to it, so no sentence
-is read twice. A question word that no candidate holds is read as the closest word one
-does ("snowbaorder"). Headings and labels are never quoted. A statement rather than a
-question (a claim to find evidence for) is answered by the cosine and sentence-BM25 rank
-fusion, which finds SciFact's evidence more often. When even the most similar sentence
-is not similar enough, the answer says plainly that the documents do not contain it and
-cites nothing.
+Weights (fitted by a listwise softmax on the tuning articles, rounded): 4, 1.5, 6 and 2,
+kept because they hold on the held-out article (docs/figures.md gives the figures). The
+doer cue (weight 3) was added for questions over the seed article; it fires rarely on
+SQuAD and changes none of its answers. The best sentence is quoted, and a second when it
+scores close behind, is itself similar to the question and is as much an answer of the
+kind asked (a date, a name, the doer) as the best is. A sentence that starts by
+referring back ("It", "This", "But"...) brings its previous sentence when that holds
+question words it lacks; a second quote that overlaps the first or follows it in the
+same paragraph is joined to it, so no sentence is read twice. A question word that no
+candidate holds is read as the closest word one does ("snowbaorder"). Headings and
+labels are never quoted. A statement rather than a question (a claim to find evidence
+for) is answered by the cosine and sentence-BM25 rank fusion, which finds SciFact's
+evidence more often. When even the most similar sentence is not similar enough, the
+answer says plainly that the documents do not contain it and cites nothing.
 """
 
 import difflib
