@@ -334,6 +334,7 @@ def _event_index(url: str, elem_id: str, trigger: str) -> int:
                 and [elem_id, trigger] in ([ids.get(t), k] for t, k in d["targets"]))
 
 
+@pytest.mark.browser  # no browser of its own: it tries to remove what a browser test uploaded
 @pytest.mark.parametrize("origin", [None, "http://evil.example"])
 def test_scripts_and_other_sites_cannot_remove_or_add_documents(server, origin, tmp_path):
     url, stored = server["url"], server["index"] / "uploads" / "zephyr-notes.md"
