@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[all,test]'  # every README command: ui, llm, eval, milvus, ray, mcp
 	touch $@
 
-# The everyday loop (about a minute): lint, then the tests that start no process or server,
+# The everyday loop (about 45 s of CPU): lint, then the tests that start no process or server,
 # drive no browser and need neither Milvus nor Ray. `make test` runs those too.
 check: lint
 	$(PY) -m pytest -q -p no:cacheprovider -m "not browser and not process and not milvus and not ray and not slow"
