@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export HF_HUB_OFFLINE := 1
 export GRADIO_ANALYTICS_ENABLED := False
 
-.PHONY: setup test index run lint clean
+.PHONY: setup check test index run lint clean
 
 setup: $(VENV)/.installed
 
@@ -16,6 +16,12 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[all,test]'  # every README command: ui, llm, eval, milvus, ray, mcp
 	touch $@
 
+# The everyday loop (about 45 s of CPU): lint, then the tests that start no process or server,
+# drive no browser and need neither Milvus nor Ray. `make test` runs those too.
+check: lint
+	$(PY) -m pytest -q -p no:cacheprovider -m "not browser and not process and not milvus and not ray and not slow"
+
+# Everything but the `slow` tests that need the full benchmark data (see pyproject.toml)
 test: setup
 	$(PY) -m pytest
 
@@ -27,6 +33,7 @@ run: index
 
 lint: setup
 	$(VENV)/bin/ruff check qa ui tests benchmarks
+	$(VENV)/bin/mypy  # qa/ and ui/, configured in pyproject.toml
 
 clean:
 	rm -rf $(VENV) .qa-index

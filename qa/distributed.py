@@ -70,7 +70,10 @@ class _Worker:
         ):
             known = FileState(int(size), float(mtime), str(sha)) if sha else None
             item = prepare(Path(path), known, bool(named), self.settings, self.embedder)
-            (pending if isinstance(item, Prepared) else items).append(item)
+            if isinstance(item, Prepared):
+                pending.append(item)
+            else:
+                items.append(item)
         for group in _batches(pending):
             items += embed(group, self.embedder)
         column = np.empty(len(items), dtype=object)

@@ -156,9 +156,8 @@ def decode_text(data: bytes) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        text = _mostly_utf8(data)
-        if text is None:
-            text = str(_detect_encoding(data))
+        mostly = _mostly_utf8(data)
+        text = mostly if mostly is not None else str(_detect_encoding(data))
     if "\x00" in text:
         raise LoadError("binary data, not text")
     return _normalise_newlines(text)

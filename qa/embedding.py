@@ -23,7 +23,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -40,6 +40,7 @@ class Embedder(Protocol):
     """What indexing and search need of an embedding model."""
 
     name: str
+    batch_size: int  # texts per model call: indexing reports progress after each
 
     @property
     def dim(self) -> int: ...
@@ -99,7 +100,7 @@ class _Batcher:
         self._busy = False
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
-        call = [list(texts), None, None]
+        call: list[Any] = [list(texts), None, None]
         with self._changed:
             self._waiting.append(call)
             while self._busy and call[1] is None and call[2] is None:

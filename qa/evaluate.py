@@ -219,7 +219,7 @@ def evaluate_evidence(
     for (query_id, doc), wanted in pairs.items():
         path = str((corpus_folder / f"{quote(doc, safe='')}.md").absolute())
         spans = _sentence_spans(index.document_text(path), sentences[doc])
-        targets = [spans[i] for i in wanted if spans[i] is not None]
+        targets = [span for i in wanted if (span := spans[i]) is not None]
         claim = queries[query_id]
         end_to_end += _quotes_one_of(index.ask(claim), path, targets)
         given += _quotes_one_of(index.ask(claim, within=[path]), path, targets)

@@ -123,8 +123,9 @@ class Index:
                 f"{settings.model!r}; to switch, rebuild it: "
                 f"qa --index {path} index --rebuild --model {settings.model}"
             )
-        settings = replace(settings, model=recorded or settings.model or DEFAULT_MODEL)
-        embedder = load_embedder(settings.model, settings.batch_size)  # loads on first use
+        model = recorded or settings.model or DEFAULT_MODEL
+        settings = replace(settings, model=model)
+        embedder = load_embedder(model, settings.batch_size)  # loads on first use
         if not recorded:
             backend.set_meta({"model": settings.model, "dim": str(embedder.dim)})
         return cls(path, backend, embedder, settings, llm)

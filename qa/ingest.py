@@ -154,9 +154,9 @@ def prepare(
             return Outcome(str(file), "unchanged", touch=state)
         document = load(file, data)
     except (OSError, LoadError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
-        log.info("failed: %s: %s", file, reason)
-        return Outcome(str(file), "failed", str(reason))
+        why = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        log.info("failed: %s: %s", file, why)
+        return Outcome(str(file), "failed", why)
     prefix, budget = _prefix_and_budget(document, settings, embedder)
     chunks = chunk_document(document, embedder.count_tokens, budget, settings.overlap_tokens)
     return Prepared(document, state, prefix, chunks, known is not None)

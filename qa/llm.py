@@ -11,9 +11,9 @@ is asked to cite them as [n]. What it writes is then checked, never trusted:
   the answer's sentences are unsupported, the answer is not shown as the model's;
 - the reply is capped at `max_tokens` (a small local model otherwise writes on
   until its context is full);
-  The threshold is measured on SciFact: 0.4 passes 96.7% of claims against
-  their gold evidence sentence and 0.5% against the sentences of a random
-  other abstract;
+  The threshold was set on SciFact, where it passes nearly every claim against its
+  gold evidence sentence and almost none against a random other abstract
+  (docs/figures.md);
 - when the endpoint is down, slow (no first token within `first_token_timeout`, or
   a pause of over `timeout` after it), answers with an error, writes nothing that
   cites a passage or mostly unsupported claims, the caller gets the extractive
@@ -25,6 +25,7 @@ import re
 import time
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,6 +36,9 @@ from qa.conversation import recent_turns
 from qa.embedding import Embedder
 from qa.errors import QAError
 from qa.search import Hit
+
+if TYPE_CHECKING:  # openai is an optional extra: its types only for the checker
+    from openai.types.chat import ChatCompletionMessageParam as Message
 
 SUPPORT_THRESHOLD = 0.4
 DEFAULT_TIMEOUT = 20.0
@@ -100,12 +104,11 @@ class LLMConfig:
             raise QAError(f"a QA_LLM_* setting is not a number: {error}") from error
 
 
-def stream_text(config: LLMConfig, messages: list[dict]) -> Iterator[str]:
+def stream_text(config: LLMConfig, messages: list["Message"]) -> Iterator[str]:
     """The model's reply, piece by piece as it streams; LLMError on any failure."""
-    import httpx
-    from openai import OpenAI
+    from openai import OpenAI, Timeout
 
-    waits = httpx.Timeout(config.timeout, read=max(config.first_token_timeout, config.timeout))
+    waits = Timeout(config.timeout, read=max(config.first_token_timeout, config.timeout))
     client = OpenAI(base_url=config.base_url, api_key=config.api_key,
                     timeout=waits, max_retries=0)
     try:
@@ -132,7 +135,7 @@ def rewrite_question(
     config: LLMConfig, question: str, history: Sequence[tuple[str, str]]
 ) -> str | None:
     """The question made standalone by the model, or None if it could not."""
-    messages = [{"role": "system", "content": _REWRITE_PROMPT}]
+    messages: list[Message] = [{"role": "system", "content": _REWRITE_PROMPT}]
     for earlier, answer in recent_turns(history):
         messages += [{"role": "user", "content": earlier},
                      {"role": "assistant", "content": answer}]
@@ -144,7 +147,7 @@ def rewrite_question(
     return rewritten or None
 
 
-def answer_messages(question: str, hits: Sequence[Hit]) -> list[dict]:
+def answer_messages(question: str, hits: Sequence[Hit]) -> list["Message"]:
     passages = "\n\n".join(
         f"[{n}] {hit.title or os.path.basename(hit.source)}\n{hit.text}"
         for n, hit in enumerate(hits, 1)

@@ -13,7 +13,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from qa.errors import QAError
-from qa.index import Index
+from qa.index import ANSWER_MODES, Index
+from qa.search import MODES, check_choice, check_k
 
 INSTRUCTIONS = (
     "Search and ask the user's own indexed documents. `ask` answers with sentences quoted "
@@ -37,7 +38,8 @@ def build_server(index: Index) -> MCPServer:
         (character offsets in the document), page (PDF page or null), score, similarity.
         """
         with user_errors():
-            return [hit.to_dict() for hit in index.search(query, k=k, mode=mode)]
+            hits = index.search(query, k=check_k(k), mode=check_choice("mode", mode, MODES))
+            return [hit.to_dict() for hit in hits]
 
     @server.tool()
     def ask(question: str, k: int | float = 5, mode: str = "extractive") -> dict:
@@ -50,7 +52,8 @@ def build_server(index: Index) -> MCPServer:
         start, end, page, score, similarity}], where quote is the cited sentence.
         """
         with user_errors():
-            return index.ask(question, k=k, mode=mode).to_dict()
+            mode = check_choice("answer mode", mode, ANSWER_MODES)
+            return index.ask(question, k=check_k(k), mode=mode).to_dict()
 
     return server
 

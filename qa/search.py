@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from numbers import Integral, Real
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from qa.errors import QAError
 
 Mode = Literal["dense", "keyword", "hybrid"]
 MODES: tuple[Mode, ...] = ("dense", "keyword", "hybrid")
+Choice = TypeVar("Choice", bound=str)
 RRF_K = 60
 MIN_CANDIDATES = 50
 MAX_K = 1000  # more passages than anyone reads; bounds the work one request can ask for
@@ -55,17 +56,18 @@ def check_k(k: object) -> int:
     whole float such as 5.0, as JSON clients and sliders send, counts as whole).
     """
     if isinstance(k, Real) and not isinstance(k, Integral) and float(k).is_integer():
-        k = int(k)
-    if not isinstance(k, Integral) or isinstance(k, bool) or not 1 <= k <= MAX_K:
+        k = int(float(k))
+    if not isinstance(k, Integral) or isinstance(k, bool) or not 1 <= int(k) <= MAX_K:
         raise QAError(f"k must be a whole number from 1 to {MAX_K}")
     return int(k)
 
 
-def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
+def check_choice(name: str, value: object, choices: Sequence[Choice]) -> Choice:
     """`value` if it is one of `choices`; else QAError naming them."""
-    if not isinstance(value, str) or value not in choices:
-        raise QAError(f"{name} must be one of: {', '.join(choices)}")
-    return value
+    for choice in choices:
+        if isinstance(value, str) and value == choice:
+            return choice
+    raise QAError(f"{name} must be one of: {', '.join(choices)}")
 
 
 def reciprocal_rank_fusion(rankings: list[list[int]]) -> list[tuple[int, float]]:
@@ -104,7 +106,7 @@ def search(
 
 def _hits(backend: Backend, fused: list[tuple[int, float]], query_vector: np.ndarray) -> list[Hit]:
     rows = backend.chunks([chunk_id for chunk_id, _ in fused])
-    hits = []
+    hits: list[Hit] = []
     for chunk_id, score in fused:
         row = rows.get(chunk_id)
         if row is None:  # removed since the search ran

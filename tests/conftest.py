@@ -1,17 +1,17 @@
-"""Shared fixtures: the real model loaded once, and an index of the seed article built once."""
+"""Shared fixtures: the real model loaded once, an index of the seed article built once, and
+`qa serve` over a private copy of it. Helpers that are not fixtures are in tests/helpers.py."""
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import SEED_FILE, SEEDS, copy_index, qa_serve
+
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
-
-ROOT = Path(__file__).resolve().parent.parent
-SEEDS = ROOT / "seeds"
-SEED_FILE = SEEDS / "000_8763795a8428a42a.txt"
 
 
 @pytest.fixture(scope="session")
@@ -40,3 +40,19 @@ def seed_copy(tmp_path) -> Path:
     folder.mkdir()
     shutil.copy(SEED_FILE, folder)
     return folder
+
+
+@pytest.fixture(scope="module")
+def server(request, tmp_path_factory, seed_index_path) -> Iterator[dict]:
+    """`qa serve` over a private copy of the seed index, one per test module, free to change.
+
+    A module gives the server's options and environment as its module-level
+    `SERVE_OPTIONS` (a tuple) and `SERVE_ENV` (a dict). Yields its url, port, pid, index
+    folder and Gradio cache folder (GRADIO_TEMP_DIR)."""
+    folder = tmp_path_factory.mktemp("server")
+    index, cache = copy_index(seed_index_path, folder / "index"), folder / "gradio-cache"
+    options = getattr(request.module, "SERVE_OPTIONS", ())
+    env = {"GRADIO_TEMP_DIR": str(cache), **getattr(request.module, "SERVE_ENV", {})}
+    with qa_serve(index, folder / "serve.log", *options, env=env) as (url, process):
+        yield {"url": url, "port": int(url.rsplit(":", 1)[1]), "pid": process.pid,
+               "index": index, "cache": cache}

@@ -8,9 +8,7 @@ serves the tests of this module. Upload names are checked in test_ui_render.py.
 import json
 import os
 import socket
-import sqlite3
 import stat
-from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -18,10 +16,11 @@ import pytest
 
 from qa.backends.sqlite import DATABASE, VECTORS
 from qa.cli import main
-from tests.conftest import SEED_FILE
-from tests.servers import qa_serve
+from tests.helpers import SEED_FILE
 from tests.test_search import HOSTILE
 from ui.cli import register
+
+pytestmark = pytest.mark.process
 
 USER, PASSWORD = "alice", "correct horse battery staple"
 LOOPBACK_HEX = "0100007F"  # 127.0.0.1 as /proc/net/tcp writes it
@@ -29,19 +28,7 @@ TOO_LONG = "The question is 100,000 characters long; the limit is 2,000."
 EMPTY = "The question is empty."
 # gradio_client cannot send a lone surrogate (it encodes JSON as UTF-8): those go as raw JSON.
 SENDABLE = [t for t in HOSTILE if not any(0xD800 <= ord(c) <= 0xDFFF for c in t)]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, seed_index_path):
-    folder = tmp_path_factory.mktemp("access")
-    index = folder / "index"
-    index.mkdir(mode=0o700)
-    with closing(sqlite3.connect(seed_index_path / DATABASE)) as db:
-        db.execute("VACUUM INTO ?", (str(index / DATABASE),))
-    (index / VECTORS).write_bytes((seed_index_path / VECTORS).read_bytes())
-    auth = {"QA_AUTH": f"{USER}:{PASSWORD}"}
-    with qa_serve(index, folder / "serve.log", env=auth) as (url, process):
-        yield {"url": url, "port": int(url.rsplit(":", 1)[1]), "pid": process.pid}
+SERVE_ENV = {"QA_AUTH": f"{USER}:{PASSWORD}"}  # the `server` fixture's login, not --auth
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SEED_FILE
+from tests.helpers import SEED_FILE
 
 
 @pytest.mark.parametrize(("question", "expected"), [

@@ -9,7 +9,7 @@ import pytest
 from qa import Index
 from qa.answer import NO_DOCUMENTS
 from qa.cli import main
-from tests.servers import qa_serve
+from tests.helpers import qa_serve
 from tests.test_mcp import _payload, _session
 from tests.test_ui import ask, browser, open_page  # noqa: F401  (browser: a fixture)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from qa import Index
-from tests.conftest import SEED_FILE
+from tests.helpers import SEED_FILE
 
 HANDBOOK = """# Harbour Office Handbook
 

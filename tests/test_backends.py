@@ -20,7 +20,7 @@ TEXTS = {
 }
 
 
-@pytest.fixture(params=["sqlite", "milvus"])
+@pytest.fixture(params=["sqlite", pytest.param("milvus", marks=pytest.mark.milvus)])
 def config(request) -> BackendConfig:
     return BackendConfig(request.param)
 
@@ -187,6 +187,7 @@ def test_a_rebuild_swaps_in_a_fresh_index_and_keeps_the_rest_of_the_folder(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "index"]
 
 
+@pytest.mark.milvus
 def test_the_cli_takes_the_backend_from_flags_or_the_environment(tmp_path, docs, capsys,
                                                                   monkeypatch):
     lite = tmp_path / "elsewhere" / "qa.db"
@@ -204,6 +205,7 @@ def test_the_cli_takes_the_backend_from_flags_or_the_environment(tmp_path, docs,
         "(a Milvus server), not 'milvus.example:19530'\n")
 
 
+@pytest.mark.milvus
 def test_milvus_leftovers_of_a_write_are_finished_by_the_next_writer_not_a_reader(tmp_path,
                                                                                  docs):
     """A reader that opens the index while a write is in flight (here: the record a

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from qa import Index, Settings
-from tests.servers import ENV
+from tests.helpers import ENV
 
 # `qa` as its own process, reporting its peak resident memory as it exits
 QA_MEASURED = [sys.executable, "-c", (
@@ -263,6 +263,7 @@ def _failure_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("failed: ")]
 
 
+@pytest.mark.process
 def test_every_bad_file_is_reported_on_one_line_with_its_reason(run):
     code, out, err, _ = run["lenient"]
     folder = run["folder"]
@@ -283,6 +284,7 @@ def test_every_bad_file_is_reported_on_one_line_with_its_reason(run):
     )
 
 
+@pytest.mark.process
 def test_a_file_name_with_a_newline_does_not_break_its_line(run):
     _, _, err, _ = run["lenient"]
 
@@ -291,6 +293,7 @@ def test_a_file_name_with_a_newline_does_not_break_its_line(run):
     assert any("empty\\nname.txt" in line and line.endswith(NO_TEXT) for line in lines)
 
 
+@pytest.mark.process
 def test_strict_makes_failures_exit_1_and_the_summary_counts_them(run):
     code, out, err, _ = run["strict"]
 
@@ -301,6 +304,7 @@ def test_strict_makes_failures_exit_1_and_the_summary_counts_them(run):
     assert "Traceback" not in err
 
 
+@pytest.mark.process
 def test_good_files_are_indexed_with_their_text_right(run):
     index = Index.open(run["index"])
     try:
@@ -314,6 +318,7 @@ def test_good_files_are_indexed_with_their_text_right(run):
         index.close()
 
 
+@pytest.mark.process
 def test_what_was_indexed_before_is_neither_lost_nor_changed(run):
     after = _rows(run["index"] / "index.sqlite3", run["before_paths"])
 
@@ -347,6 +352,7 @@ def test_the_50_mb_file_is_refused_before_it_is_read(tmp_path, seed_index_path):
     assert peak < 5_000_000, f"indexing allocated {peak / 1e6:.1f} MB at its peak"
 
 
+@pytest.mark.process
 def test_the_whole_run_stays_small_in_memory(run):
     """The peak resident memory of the `qa index` process, model included."""
     *_, peak_mb = run["lenient"]
@@ -421,6 +427,7 @@ def test_each_file_is_indexed_once_and_links_outside_the_folders_are_skipped(
     assert len({hit.source for hit in hits}) == len(hits)
 
 
+@pytest.mark.process
 def test_a_file_indexed_under_a_second_path_is_dropped_on_the_next_run(tmp_path):
     """An index made before paths were canonical holds a file once per path that reached it
     (here through a link): indexing the folder again keeps it once, at its own path."""

@@ -7,7 +7,7 @@ import pytest
 from qa.chunking import BLOCK_CHARS, chunk_document, split_sentences
 from qa.documents import Document
 from qa.embedding import load_embedder
-from tests.conftest import SEED_FILE
+from tests.helpers import SEED_FILE
 
 
 @pytest.fixture(scope="module")

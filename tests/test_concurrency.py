@@ -7,22 +7,21 @@ the load is 32 `gradio_client` clients against a `qa serve` process.
 
 import json
 import os
-import re
 import signal
 import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from qa import Index
-from qa.backends.sqlite import DATABASE, VECTORS
-from tests.conftest import SEED_FILE
-from tests.servers import ENV, QA, ROOT, qa_serve
+from qa.backends.sqlite import DATABASE
+from tests.helpers import ENV, ROOT, SEED_FILE, QAProcess, copy_index
+
+pytestmark = pytest.mark.process
 
 COLOURS = ["amber", "cobalt", "crimson", "ivory", "jade", "ochre", "scarlet", "teal"]
 TOWNS = ["Arbroath", "Brora", "Cromarty", "Dornoch", "Elgin", "Forres", "Girvan", "Huntly",
@@ -51,50 +50,13 @@ def _write_facts(folder: Path, numbers: range, prefix: str = "fact") -> None:
         (folder / f"{prefix}-{i:03d}.txt").write_text(_fact(i)[0])
 
 
-def _copy_index(source: Path, target: Path) -> Path:
-    """A private copy of an index (its database in one file), free to change."""
-    target.mkdir(mode=0o700, parents=True)
-    with closing(sqlite3.connect(source / DATABASE)) as db:
-        db.execute("VACUUM INTO ?", (str(target / DATABASE),))
-    (target / VECTORS).write_bytes((source / VECTORS).read_bytes())
-    return target
-
-
 def _chunk_texts(index_path: Path) -> dict[int, str]:
     with closing(sqlite3.connect(index_path / DATABASE)) as db:
         return dict(db.execute("SELECT id, text FROM chunks"))
 
 
-class Process:
-    """A `qa` process whose stderr is read as it comes."""
-
-    def __init__(self, *args: str) -> None:
-        self.process = subprocess.Popen([*QA, *args], env=ENV, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE)
-        self.err = b""
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        while chunk := os.read(self.process.stderr.fileno(), 65536):
-            self.err += chunk
-
-    def wait_for(self, pattern: bytes, timeout: float = 300) -> None:
-        deadline = time.monotonic() + timeout
-        while not re.search(pattern, self.err):
-            assert self.process.poll() is None, self.err.decode()
-            assert time.monotonic() < deadline, f"no {pattern!r} within {timeout} s"
-            time.sleep(0.01)
-
-    def finish(self, timeout: float = 600) -> tuple[int, str, str]:
-        out = self.process.stdout.read().decode()
-        self.process.wait(timeout=timeout)
-        self._reader.join(timeout=10)
-        return self.process.returncode, out, self.err.decode(errors="replace")
-
-
 def test_sixteen_threads_ask_while_another_process_indexes(tmp_path, seed_index_path):
-    index_path = _copy_index(seed_index_path, tmp_path / "index")
+    index_path = copy_index(seed_index_path, tmp_path / "index")
     facts = tmp_path / "facts"
     _write_facts(facts, range(40))
     questions = SEED_QUESTIONS + [_fact(i)[1] for i in range(0, 40, 3)]
@@ -131,7 +93,7 @@ def test_sixteen_threads_ask_while_another_process_indexes(tmp_path, seed_index_
     threads = [threading.Thread(target=asker, args=(n,)) for n in range(16)]
     for thread in threads:
         thread.start()
-    writer = Process("--index", str(index_path), "index", str(facts))
+    writer = QAProcess("--index", str(index_path), "index", str(facts))
     writing.set()
     code, out, err = writer.finish()
     done.set()
@@ -154,18 +116,18 @@ def test_sixteen_threads_ask_while_another_process_indexes(tmp_path, seed_index_
 def test_two_indexing_runs_never_write_the_index_at_once(tmp_path, seed_index_path):
     """A run that finds the index locked waits for it; one that waits too long gives up
     with a clear message, having written nothing."""
-    index_path = _copy_index(seed_index_path, tmp_path / "index")
+    index_path = copy_index(seed_index_path, tmp_path / "index")
     first, second = tmp_path / "first", tmp_path / "second"
     _write_facts(first, range(0, 10), "first")
     _write_facts(second, range(10, 20), "second")
 
-    holder = Process("--index", str(index_path), "index", str(first))
+    holder = QAProcess("--index", str(index_path), "index", str(first))
     # It holds the lock from before its progress bar shows; once a file is done, its model
     # is loaded too, so that it finishes soon after it is let go on.
     holder.wait_for(rb"[1-9]\d*/10 \[")
     os.kill(holder.process.pid, signal.SIGSTOP)  # a writer that takes (very) long
     try:
-        refused = Process("--index", str(index_path), "index", str(second))
+        refused = QAProcess("--index", str(index_path), "index", str(second))
         # The lock bars writers only: while the second run waits, questions are answered.
         reader = Index.open(index_path)
         assert reader.ask("Who has resigned over the recording?").found
@@ -177,7 +139,7 @@ def test_two_indexing_runs_never_write_the_index_at_once(tmp_path, seed_index_pa
     assert code == 2, err
     assert err.strip() == (f"qa: another process is writing the index at {index_path} "
                            "(waited 10 s); try again when it has finished")
-    waiting = Process("--index", str(index_path), "index", str(second))
+    waiting = QAProcess("--index", str(index_path), "index", str(second))
     first_result, second_result = holder.finish(), waiting.finish()
 
     assert first_result[0] == 0 and first_result[1].startswith("10 added"), first_result
@@ -190,17 +152,9 @@ def test_two_indexing_runs_never_write_the_index_at_once(tmp_path, seed_index_pa
 
 # -- the web app under load -------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, seed_index_path):
-    folder = tmp_path_factory.mktemp("load")
-    index_path = _copy_index(seed_index_path, folder / "index")
-    with qa_serve(index_path, folder / "serve.log") as (url, _):
-        yield url
-
-
 def test_32_clients_asking_10_questions_each_all_succeed(server, capsys):
     done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "load.py"), "--url", server,
+        [sys.executable, str(ROOT / "benchmarks" / "load.py"), "--url", server["url"],
          "--clients", "32", "--questions", "10", "--json"],
         env=ENV, capture_output=True, text=True, timeout=900,
     )
@@ -215,7 +169,7 @@ def test_32_clients_asking_10_questions_each_all_succeed(server, capsys):
 def test_the_app_still_answers_after_the_load(server):
     from gradio_client import Client
 
-    result = Client(server, verbose=False).predict(
+    result = Client(server["url"], verbose=False).predict(
         "Who has resigned over the recording?", 5, api_name="/ask")
 
     assert result["found"] and "[1]" in result["answer"]
@@ -228,7 +182,7 @@ def test_the_benchmark_table_reports_latency_and_throughput(server, capsys):
         import load
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
-    figures = load.run_load(server, clients=2, questions=2, endpoint="search")
+    figures = load.run_load(server["url"], clients=2, questions=2, endpoint="search")
     load.print_table(figures)
 
     table = capsys.readouterr().out
@@ -237,16 +191,16 @@ def test_the_benchmark_table_reports_latency_and_throughput(server, capsys):
 
 
 def test_a_rebuild_waits_for_a_running_writer_too(tmp_path, seed_index_path):
-    index_path = _copy_index(seed_index_path, tmp_path / "index")
+    index_path = copy_index(seed_index_path, tmp_path / "index")
     first, second = tmp_path / "first", tmp_path / "second"
     _write_facts(first, range(0, 5), "first")
     _write_facts(second, range(5, 10), "second")
 
-    holder = Process("--index", str(index_path), "index", str(first))
+    holder = QAProcess("--index", str(index_path), "index", str(first))
     holder.wait_for(rb"indexing:")  # it holds the lock
     os.kill(holder.process.pid, signal.SIGSTOP)
     try:
-        rebuild = Process("--index", str(index_path), "index", "--rebuild", str(second))
+        rebuild = QAProcess("--index", str(index_path), "index", "--rebuild", str(second))
         code, out, err = rebuild.finish()
     finally:
         holder.process.kill()  # its part is done: it held the lock

@@ -25,13 +25,11 @@ import hashlib
 import logging
 import os
 import random
-import shutil
 import signal
 import sqlite3
 import struct
 import subprocess
 import sys
-import threading
 import time
 from contextlib import closing
 from pathlib import Path
@@ -45,7 +43,7 @@ from qa.backends.sqlite.store import FileState, Store
 from qa.chunking import Chunk
 from qa.cli import main
 from qa.documents import Document
-from tests.servers import ENV, QA
+from tests.helpers import ENV, QA, QAProcess, copy_index, faiss_ids
 
 # `qa` that writes its threads' Python stacks to the file $QA_STACKS when sent SIGUSR1
 # (it writes "ready" there first: SIGUSR1 before that would end it)
@@ -113,25 +111,15 @@ def _bulk(store: Store, root: Path) -> None:
 
 # -- observing a run ----------------------------------------------------------------------
 
-class Run:
+class Run(QAProcess):
     """A `qa index` process whose stderr is read as it comes, and whose Python stack can be
     sampled."""
 
     def __init__(self, index: Path, folder: Path) -> None:
         self.stacks = index.parent / "stacks.txt"
         self.stacks.write_text("")
-        self.process = subprocess.Popen(
-            [*QA_TRACEABLE, "--index", str(index), "index", str(folder)],
-            env={**ENV, "QA_STACKS": str(self.stacks)}, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        self.err = b""
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        while chunk := os.read(self.process.stderr.fileno(), 65536):
-            self.err += chunk
+        super().__init__("--index", str(index), "index", str(folder), command=QA_TRACEABLE,
+                         env={**ENV, "QA_STACKS": str(self.stacks)})
 
     def stack(self) -> str:
         """The process's Python stacks now ("" until it has set up the dump)."""
@@ -163,12 +151,6 @@ class Run:
         os.kill(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=30)
         assert self.process.returncode == -signal.SIGKILL
-
-    def finish(self) -> tuple[int, str, str]:
-        out = self.process.stdout.read().decode()
-        self.process.wait(timeout=600)
-        self._reader.join(timeout=10)
-        return self.process.returncode, out, self.err.decode(errors="replace")
 
 
 class Probe:
@@ -204,12 +186,6 @@ def _wait(run: Run, ready, what: str, poll: float = POLL, timeout: float = 600) 
 
 
 # -- checking the index -------------------------------------------------------------------
-
-def _faiss_ids(vectors) -> set[int]:
-    import faiss
-
-    return set(faiss.vector_to_array(vectors._index.id_map).tolist())
-
 
 def _saved_generation(path: Path) -> int | None:
     try:
@@ -262,10 +238,10 @@ def _check(index_path: Path, old: dict[str, str | None], new: dict[str, str | No
     index = Index.open(index_path)
     try:
         if saved == generation:  # a vector file that says it is current must be exactly so
-            assert _faiss_ids(index.backend.vectors()) == chunk_ids
+            assert faiss_ids(index) == chunk_ids
         hits = index.search("harbour ferry lighthouse keeper", k=5)
         assert len(hits) == 5 and {hit.chunk_id for hit in hits} <= chunk_ids
-        assert _faiss_ids(index.backend.vectors()) == chunk_ids, "orphan or missing vectors"
+        assert faiss_ids(index) == chunk_ids, "orphan or missing vectors"
         answer = index.ask("Which record mentions the glacier and the choir?")
         assert all(c.hit.chunk_id in chunk_ids for c in answer.citations)
     finally:
@@ -303,6 +279,7 @@ def job(tmp_path_factory):
     return {"folder": folder, "index": index_path, "old": old, "new": new, "texts": texts}
 
 
+@pytest.mark.process
 def test_indexing_survives_sigkill_at_any_moment(job, capsys):
     folder, index_path = job["folder"], job["index"]
     new_shas = {sha for sha in job["new"].values() if sha}
@@ -392,12 +369,7 @@ def test_indexing_survives_sigkill_at_any_moment(job, capsys):
 @pytest.fixture
 def copy(tmp_path, seed_index_path) -> Path:
     """A private copy of the seed index, its database in one file (no WAL)."""
-    path = tmp_path / "index"
-    path.mkdir(mode=0o700)
-    with closing(sqlite3.connect(seed_index_path / DATABASE)) as db:
-        db.execute("VACUUM INTO ?", (str(path / DATABASE),))
-    shutil.copy(seed_index_path / VECTORS, path / VECTORS)
-    return path
+    return copy_index(seed_index_path, tmp_path / "index")
 
 
 def _stored_vectors(path: Path) -> dict[int, np.ndarray]:
@@ -431,7 +403,7 @@ def test_a_missing_or_damaged_vector_file_is_rebuilt_from_sqlite(copy, how, capl
 
     assert "Martinez and Herrera" in " ".join(hit.text for hit in hits[:3])
     stored = _stored_vectors(copy)
-    assert _faiss_ids(vectors) == set(stored)
+    assert faiss_ids(index) == set(stored)
     for chunk_id, vector in stored.items():  # the stored vectors, bit for bit: not re-embedded
         assert np.array_equal(vectors._index.reconstruct(chunk_id), vector)
     assert any("rebuilt the vector index from the database" in record.getMessage()
@@ -498,6 +470,7 @@ def test_an_emptied_database_is_not_taken_for_an_empty_index(copy):
         Index.open(copy)
 
 
+@pytest.mark.process
 def test_a_corrupted_database_is_reported_by_the_process_without_a_traceback(copy):
     _corrupt(copy / DATABASE, "garbage")
 

@@ -5,7 +5,7 @@ import subprocess
 import pytest
 
 from qa.cli import main
-from tests.servers import ENV, QA, ROOT
+from tests.helpers import ENV, QA, ROOT
 
 
 @pytest.mark.parametrize("command", ["search", "ask"])
@@ -25,6 +25,7 @@ def test_the_largest_k_flag_lists_every_passage(seed_index_path, capsys):
     assert capsys.readouterr().out.count("(similarity ") == 5  # the seed article's passages
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("command", [["search", "resigned", "--json"], ["docs"]])
 def test_a_reader_that_closes_the_pipe_early_ends_qa_quietly(seed_index_path, command):
     """As `qa search ... | head -1` does once it has its line: no traceback, exit 141."""

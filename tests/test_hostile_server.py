@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from qa.backends.sqlite import DATABASE, VECTORS
-from tests.servers import qa_serve
+from tests.helpers import qa_serve
 from tests.test_hostile_uploads import page_event
 from tests.test_ui import _event_index
 from ui import guard

@@ -15,8 +15,10 @@ import httpx
 import pytest
 from filelock import FileLock
 
-from tests.servers import qa_serve
+from tests.helpers import qa_serve
 from tests.test_ui import _event_index
+
+pytestmark = pytest.mark.process
 
 LEFT_BEHIND = "The lighthouse keeper Ottoline logs every storm in a green ledger."
 

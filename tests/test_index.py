@@ -8,7 +8,7 @@ import pytest
 from qa import Index, QAError, Settings
 from qa.answer import question_terms
 from qa.cli import main
-from tests.conftest import SEED_FILE
+from tests.helpers import SEED_FILE
 
 HARBOUR = "The harbour of Port Ellen reopened after the storm of 1998 damaged its piers."
 ORCHARD = "The orchard at Kelso grows forty varieties of heritage apples."

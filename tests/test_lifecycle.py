@@ -23,8 +23,7 @@ from qa import Index, QAError
 from qa.backends.sqlite import DATABASE, VECTORS
 from qa.backends.sqlite.store import SCHEMA_VERSION, Store
 from qa.locking import write_lock
-from tests.conftest import SEED_FILE
-from tests.servers import ENV, QA
+from tests.helpers import ENV, QA, SEED_FILE, copy_index, faiss_ids
 
 HARBOUR = "The harbour of Port Ellen reopened after the storm of 1998 damaged its piers."
 ORCHARD = "The orchard at Kelso grows forty varieties of heritage apples."
@@ -43,15 +42,6 @@ QA_KILLED_AT_RENAME = [sys.executable, "-c", (
 )]
 
 
-def _copy_index(source: Path, target: Path) -> Path:
-    """A private copy of an index, free to change."""
-    target.mkdir(mode=0o700, parents=True)
-    with closing(sqlite3.connect(source / DATABASE)) as db:
-        db.execute("VACUUM INTO ?", (str(target / DATABASE),))
-    shutil.copy(source / VECTORS, target / VECTORS)
-    return target
-
-
 def _qa(*args: str, **options) -> subprocess.CompletedProcess:
     return subprocess.run([*QA, *args], env=ENV, capture_output=True, text=True, timeout=300,
                           **options)
@@ -65,12 +55,6 @@ def _identity(index_path: Path) -> str:
 def _chunk_ids(index_path: Path) -> set[int]:
     with closing(sqlite3.connect(index_path / DATABASE)) as db:
         return {i for (i,) in db.execute("SELECT id FROM chunks")}
-
-
-def _faiss_ids(index: Index) -> set[int]:
-    import faiss
-
-    return set(faiss.vector_to_array(index.backend.vectors()._index.id_map).tolist())
 
 
 def _saved_vectors(index_path: Path) -> tuple[str, int]:
@@ -92,13 +76,14 @@ def _one_line_error(done: subprocess.CompletedProcess, start: str) -> None:
 
 # -- 1. a rebuild while a server runs -------------------------------------------------------
 
+@pytest.mark.process
 def test_a_rebuild_under_a_running_server_is_what_the_server_then_reads_and_writes(
     tmp_path, seed_index_path
 ):
     """One long-lived Index stands in for `qa serve`; `qa index --rebuild` runs beside it.
     Both databases have had one write (generation 1), so only the identity tells the
     server's old vectors from the new database's."""
-    index_path = _copy_index(seed_index_path, tmp_path / "index")
+    index_path = copy_index(seed_index_path, tmp_path / "index")
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "harbour.txt").write_text(HARBOUR)
@@ -124,14 +109,14 @@ def test_a_rebuild_under_a_running_server_is_what_the_server_then_reads_and_writ
 
     reader = Index.open(index_path)
     assert {d.path for d in reader.documents()} == {str(docs / "harbour.txt"), str(upload)}
-    assert _faiss_ids(reader) == _chunk_ids(index_path)
+    assert faiss_ids(reader) == _chunk_ids(index_path)
     assert reader.search("heritage apples", k=1, mode="dense")[0].source == str(upload)
     reader.close()
 
 
 def test_a_call_the_swap_catches_between_its_queries_says_to_try_again(tmp_path,
                                                                        seed_index_path):
-    index_path = _copy_index(seed_index_path, tmp_path / "index")
+    index_path = copy_index(seed_index_path, tmp_path / "index")
     store = Store(index_path / DATABASE)
     store.close()  # as the backend closes the old database once it sees the new one
 
@@ -150,7 +135,7 @@ def test_a_vector_file_of_another_database_is_never_used(tmp_path, seed_index_pa
     hits = index.search("Who has resigned over the recording?", mode="dense")
 
     assert [hit.source for hit in hits] == [str(tmp_path / "docs" / "harbour.txt")]
-    assert _faiss_ids(index) == _chunk_ids(index_path)
+    assert faiss_ids(index) == _chunk_ids(index_path)
     index.close()
 
 
@@ -172,6 +157,7 @@ def _write(path: Path, text: str) -> Path:
 
 # -- 9. a rebuild killed in its folder swap -------------------------------------------------
 
+@pytest.mark.process
 @pytest.mark.parametrize("killed_before", ["index.old", "index"])
 def test_a_rebuild_killed_in_its_swap_loses_no_upload(tmp_path, seed_copy, killed_before):
     """Killed just before the old folder is moved away (the uploads are already in the new
@@ -258,12 +244,13 @@ def _bulk_chunks(index_path: Path, documents: int, chunks: int) -> None:
     store.close()
 
 
+@pytest.mark.process
 def test_a_full_disk_is_one_line_and_loses_nothing(tmp_path, seed_index_path):
     big = _write(tmp_path / "more" / "long.txt",
                  " ".join(f"Line {i} of the long report on the lighthouse keepers." for i in
                           range(300)))  # its sentences' vectors: 0.5 MB
     with _small_disk(tmp_path / "disk", 16) as disk:
-        index_path = _copy_index(seed_index_path, disk / "index")
+        index_path = copy_index(seed_index_path, disk / "index")
         _bulk_chunks(index_path, documents=2, chunks=600)  # a 1.9 MB vector file
         Index.open(index_path).backend.flush()
         before = _qa("--index", str(index_path), "docs").stdout
@@ -290,7 +277,7 @@ def test_a_full_disk_is_one_line_and_loses_nothing(tmp_path, seed_index_path):
         index = Index.open(index_path)
         assert {d.path for d in index.documents()} == {"/elsewhere/bulk-0.txt",
                                                        "/elsewhere/bulk-1.txt"}
-        assert _faiss_ids(index) == _chunk_ids(index_path)
+        assert faiss_ids(index) == _chunk_ids(index_path)
         index.close()
 
 
@@ -309,7 +296,7 @@ def _without_root_powers() -> None:
 @pytest.fixture
 def others_index(tmp_path, seed_index_path) -> Path:
     """A copy of the seed index owned by another user: readable by all, writable by them."""
-    index_path = _copy_index(seed_index_path, tmp_path / "others")
+    index_path = copy_index(seed_index_path, tmp_path / "others")
     Index.open(index_path).close()  # as `qa` leaves it: WAL mode, stamped
     for path in (index_path, *index_path.iterdir()):
         os.chown(path, 65534, 65534)
@@ -317,6 +304,7 @@ def others_index(tmp_path, seed_index_path) -> Path:
     return index_path
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("owner", ["at rest", "while its owner has it open"])
 def test_an_index_of_another_user_can_be_read_but_not_written(others_index, seed_copy, owner):
     before = (others_index / DATABASE).read_bytes()
@@ -342,6 +330,7 @@ def test_an_index_of_another_user_can_be_read_but_not_written(others_index, seed
     assert holder or (others_index / DATABASE).read_bytes() == before
 
 
+@pytest.mark.process
 def test_an_index_folder_closed_to_this_user_is_one_line(others_index):
     others_index.chmod(0o700)
 
@@ -353,6 +342,7 @@ def test_an_index_folder_closed_to_this_user_is_one_line(others_index):
 
 # -- 10. an index path that is a file -----------------------------------------------------
 
+@pytest.mark.process
 def test_an_index_path_that_is_a_file_is_one_line(tmp_path, seed_copy):
     file = _write(tmp_path / "notes.txt", "not an index")
 
@@ -376,9 +366,10 @@ def test_a_new_index_records_its_schema_version(seed_index_path):
     assert meta["schema"] == str(SCHEMA_VERSION) and len(meta["identity"]) == 32
 
 
+@pytest.mark.process
 def test_an_index_of_a_newer_schema_is_refused_and_not_written(tmp_path, seed_index_path,
                                                                seed_copy):
-    index_path = _copy_index(seed_index_path, tmp_path / "index")
+    index_path = copy_index(seed_index_path, tmp_path / "index")
     with closing(sqlite3.connect(index_path / DATABASE)) as db:
         db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION + 1),))
         db.commit()
@@ -397,7 +388,7 @@ def test_an_index_of_a_newer_schema_is_refused_and_not_written(tmp_path, seed_in
 def test_an_unversioned_index_of_this_layout_is_stamped_and_another_is_refused(
     tmp_path, seed_index_path
 ):
-    index_path = _copy_index(seed_index_path, tmp_path / "index")
+    index_path = copy_index(seed_index_path, tmp_path / "index")
     with closing(sqlite3.connect(index_path / DATABASE)) as db:
         db.execute("DELETE FROM meta WHERE key IN ('schema', 'identity')")
         db.commit()
@@ -423,10 +414,11 @@ def _stale_vectors(index_path: Path) -> None:
     store.close()
 
 
+@pytest.mark.process
 def test_a_reader_saves_the_vectors_it_rebuilt_so_the_next_one_need_not(
     tmp_path, seed_index_path
 ):
-    index_path = _copy_index(seed_index_path, tmp_path / "index")
+    index_path = copy_index(seed_index_path, tmp_path / "index")
     _stale_vectors(index_path)
     ask = ("--index", str(index_path), "-v", "ask", RESIGNED)
 
@@ -438,10 +430,11 @@ def test_a_reader_saves_the_vectors_it_rebuilt_so_the_next_one_need_not(
     assert "rebuilt the vector index" not in second.stderr
 
 
+@pytest.mark.process
 def test_a_reader_does_not_save_vectors_while_a_writer_holds_the_index(
     tmp_path, seed_index_path
 ):
-    index_path = _copy_index(seed_index_path, tmp_path / "index")
+    index_path = copy_index(seed_index_path, tmp_path / "index")
     _stale_vectors(index_path)
     before = (index_path / VECTORS).read_bytes()
 

@@ -13,7 +13,7 @@ import pytest
 from qa import QAError
 from qa.cli import main
 from qa.llm import LLMConfig
-from tests.servers import free_port
+from tests.helpers import free_port
 
 
 @pytest.fixture(scope="module")

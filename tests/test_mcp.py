@@ -6,8 +6,11 @@ import json
 import sys
 from pathlib import Path
 
-from tests.conftest import SEED_FILE
-from tests.servers import ENV, ROOT
+import pytest
+
+from tests.helpers import ENV, ROOT, SEED_FILE
+
+pytestmark = pytest.mark.process
 
 
 async def _session(index: Path, calls: list[tuple[str, dict]]) -> tuple[list, list]:

@@ -6,8 +6,9 @@ import subprocess
 import sys
 import tomllib
 
-from tests.conftest import ROOT
-from tests.servers import ENV
+import pytest
+
+from tests.helpers import ENV, ROOT
 
 # Run Python code with these modules made unimportable, as if their extras were not installed.
 BLOCK = """
@@ -34,6 +35,7 @@ def test_qa_never_imports_ui():
             assert not any(n == "ui" or n.startswith("ui.") for n in names), module
 
 
+@pytest.mark.process
 def test_the_library_and_cli_work_without_gradio_matplotlib_or_openai(seed_index_path):
     code = (
         "import qa, qa.cli, qa.index, qa.ingest, qa.evaluate, qa.llm\n"
@@ -49,6 +51,7 @@ def test_the_library_and_cli_work_without_gradio_matplotlib_or_openai(seed_index
     assert "1. " in result.stdout and "loaded: []" in result.stdout
 
 
+@pytest.mark.process
 def test_serve_without_the_ui_extra_says_what_to_install(tmp_path):
     code = "from qa.cli import main\nfrom ui.cli import register\n" \
            f"raise SystemExit(main(['serve', '--index', {str(tmp_path)!r}], {{'serve': register}}))"
@@ -58,6 +61,7 @@ def test_serve_without_the_ui_extra_says_what_to_install(tmp_path):
         in result.stderr
 
 
+@pytest.mark.process
 def test_mcp_without_its_extra_says_what_to_install(seed_index_path):
     code = ("from qa.cli import main\n"
             f"raise SystemExit(main(['--index', {str(seed_index_path)!r}, 'mcp']))")
@@ -67,6 +71,7 @@ def test_mcp_without_its_extra_says_what_to_install(seed_index_path):
         in result.stderr
 
 
+@pytest.mark.process
 def test_qa_serve_is_added_by_the_entry_point_that_pyproject_declares(tmp_path):
     """The entry point pip writes from pyproject.toml, here in a dist-info folder of our own,
     gives `qa` its `serve` command."""

@@ -9,6 +9,8 @@ import pytest
 from qa.backends.sqlite import DATABASE
 from qa.cli import main
 
+pytestmark = pytest.mark.ray
+
 TEXTS = {
     "council.txt": "The mayor resigned after the recording was leaked. The council met on Monday.",
     "harbour.md": "# Harbour\n\nFerries left the harbour at dawn. The keeper counted every boat.",

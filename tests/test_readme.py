@@ -1,10 +1,10 @@
-"""The README's Python example runs as written."""
+"""The README's Python example runs as written, and its links and the docs' lead somewhere."""
 
 import os
 import re
 import shutil
 
-from tests.conftest import ROOT, SEEDS
+from tests.helpers import ROOT, SEEDS
 
 
 def test_readme_python_example_runs(tmp_path, capsys):
@@ -21,3 +21,13 @@ def test_readme_python_example_runs(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "2-year-old son" in printed
     assert (tmp_path / ".qa-index" / "index.sqlite3").is_file()
+
+
+def test_every_relative_link_in_the_docs_leads_to_a_file():
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    broken = []
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            if not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert broken == []

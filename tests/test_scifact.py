@@ -1,4 +1,4 @@
-"""The full SciFact runs behind the README's figures: slow, so only with `pytest -m slow`.
+"""The full SciFact runs behind the figures in docs/figures.md: slow, so only with `pytest -m slow`.
 
 Set QA_SCIFACT_CACHE to a folder to keep the corpus index between runs (the first
 run embeds 5,183 abstracts, about ten minutes on a quiet 2-core machine).
@@ -10,7 +10,7 @@ import os
 import pytest
 
 from qa.cli import main
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 SCIFACT = ROOT.parent / "shared" / "datasets" / "scifact"
 

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from tests.servers import ENV, QA, ROOT, qa_serve
+from tests.helpers import ENV, QA, ROOT, qa_serve
 from tests.test_tables import _offices_docx
 from tests.test_ui import ask, browser, open_page  # noqa: F401 (browser: a fixture)
 

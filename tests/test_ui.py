@@ -1,6 +1,6 @@
 """The web chat end to end: a real `qa serve`, a real browser (Debian's chromium), the real model.
 
-One server over a temporary index of seeds/ serves every test in this module; its
+One server over a private copy of the seed index serves every test in this module; its
 language model endpoint is configured but down, as when Ollama is not running.
 The browser tests share one page and run in order. Screenshots (light, dark, phone)
 go to a temporary folder whose paths the tests print.
@@ -11,14 +11,15 @@ import re
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 from benchmarks import load
-from tests.servers import ENV, QA, ROOT, free_port, qa_serve
+from tests.helpers import ENV, ROOT, free_port
+
+pytestmark = pytest.mark.process
 
 SEED = "000_8763795a8428a42a.txt"
 SEED_LABEL = "Los Angeles City Councilmember Kevin de León told CBS Los Angeles on…"
@@ -34,27 +35,10 @@ CHROMIUM_ARGS = [
 ANSWER_TIMEOUT_MS = 60_000
 LIMIT_MB = 2  # the server's upload limit (default 50 MB), small to keep the test quick
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory) -> Iterator[dict]:
-    """`qa serve` over a fresh index of seeds/: its url, index and Gradio cache folders."""
-    folder = tmp_path_factory.mktemp("ui-server")
-    index, cache = folder / "index", folder / "gradio-cache"
-    subprocess.run(
-        [*QA, "--index", str(index), "index", str(ROOT / "seeds")],
-        check=True, cwd=ROOT, env=ENV, capture_output=True,
-    )
-    env = {"GRADIO_TEMP_DIR": str(cache), "QA_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1",
-           "QA_LLM_MODEL": "down-model", "QA_LLM_TIMEOUT": "5"}
-    limit = ("--max-upload-mb", str(LIMIT_MB))
-    with qa_serve(index, folder / "serve.log", *limit, env=env, timeout=180) as (url, _):
-        yield {"url": url, "index": index, "cache": cache}
-
-
-@pytest.fixture(scope="module")
-def server(served) -> str:
-    return served["url"]
+# the `server` fixture's options: its language model is configured but down
+SERVE_OPTIONS = ("--max-upload-mb", str(LIMIT_MB))
+SERVE_ENV = {"QA_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1",
+             "QA_LLM_MODEL": "down-model", "QA_LLM_TIMEOUT": "5"}
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +71,7 @@ def open_page(browser, url: str, **options):
 @pytest.fixture(scope="module")
 def page(browser, server):
     """One browser page on the app, shared by the browser tests in order."""
-    page = open_page(browser, server)
+    page = open_page(browser, server["url"])
     yield page
     page.context.close()
 
@@ -138,6 +122,7 @@ def document_row(page, name: str):
     return page.locator("#qa-documents .qa-doc", has_text=name)
 
 
+@pytest.mark.browser
 def test_first_load_lists_documents_by_title_and_folder_and_offers_questions_about_them(
     page, shots, capsys
 ):
@@ -150,6 +135,7 @@ def test_first_load_lists_documents_by_title_and_folder_and_offers_questions_abo
     screenshot(page, shots, "1-first-load-light", capsys)
 
 
+@pytest.mark.browser
 def test_answer_arrives_whole_with_sources_copy_button_and_focus_back(page, shots, capsys):
     page.evaluate(
         """() => { window.__qaFirstAnswer = null;
@@ -181,6 +167,7 @@ def test_answer_arrives_whole_with_sources_copy_button_and_focus_back(page, shot
     screenshot(page, shots, "2-answer-with-sources-light", capsys)
 
 
+@pytest.mark.browser
 def test_a_citation_marker_leads_to_its_source_card(page):
     ask(page, "Where were protestors gathered?")
     page.locator("#qa-chat .qa-answer").last.evaluate("a => a.scrollIntoView(true)")
@@ -194,6 +181,7 @@ def test_a_citation_marker_leads_to_its_source_card(page):
     )
 
 
+@pytest.mark.browser
 def test_follow_up_uses_the_conversation_and_clear_never_covers_a_message(page):
     ask(page, "Who is Mike Bonin?")
     assert "2-year-old" in ask(page, "How old is his son?").inner_text()
@@ -207,12 +195,14 @@ def test_follow_up_uses_the_conversation_and_clear_never_covers_a_message(page):
         assert not overlap, (box, clear)
 
 
+@pytest.mark.browser
 def test_question_the_documents_cannot_answer_shows_no_sources(page):
     answer = ask(page, "What is the boiling point of tungsten?")
     assert "qa-notfound" in answer.get_attribute("class")
     assert answer.locator("xpath=..").locator(".qa-sources").count() == 0
 
 
+@pytest.mark.browser
 def test_llm_down_gives_a_readable_notice_and_the_quoted_answer(page):
     page.locator("#qa-mode label", has_text="LLM").click()
     ask(page, "Who has resigned?")
@@ -228,14 +218,16 @@ def test_llm_down_gives_a_readable_notice_and_the_quoted_answer(page):
     page.locator("#qa-mode label", has_text="Extractive").click()
 
 
+@pytest.mark.browser
 def test_the_chat_survives_a_reload(page):
     page.reload()
     page.wait_for_selector("#qa-chat .qa-sources")  # reopened without a click
     assert page.locator("#qa-chat .qa-answer").count() >= 4
 
 
+@pytest.mark.browser
 def test_upload_shows_embedding_progress_then_is_answerable_and_leaves_no_cached_copy(
-    page, served, shots, capsys, tmp_path
+    page, server, shots, capsys, tmp_path
 ):
     notes = tmp_path / "zephyr-notes.md"
     filler = " ".join(f"The survey of ridge {i} found granite and some quartz." for i in range(900))
@@ -260,7 +252,7 @@ def test_upload_shows_embedding_progress_then_is_answerable_and_leaves_no_cached
     assert "blank.html could not be read" in status
     assert "Zephyr" in page.inner_text("#qa-documents")
     assert "blank.html" not in page.inner_text("#qa-documents")
-    cached = [p.name for p in served["cache"].rglob("*") if p.is_file()]
+    cached = [p.name for p in server["cache"].rglob("*") if p.is_file()]
     assert not {"zephyr-notes.md", "tool.exe", "blank.html"} & set(cached), cached
     answer = ask(page, "Who polished the Zephyr telescope mirror?")
     assert "Halvorsen" in answer.inner_text()
@@ -272,6 +264,7 @@ def test_upload_shows_embedding_progress_then_is_answerable_and_leaves_no_cached
     screenshot(page, shots, "3-uploaded-document-light", capsys)
 
 
+@pytest.mark.browser
 def test_a_new_upload_clears_the_last_status_and_payloads_are_shown_not_run(
     page, shots, capsys, tmp_path
 ):
@@ -292,6 +285,7 @@ def test_a_new_upload_clears_the_last_status_and_payloads_are_shown_not_run(
     assert page.locator("#qa-chat img[src=x], #qa-chat script").count() == 0
 
 
+@pytest.mark.browser
 def test_oversized_upload_is_refused_with_a_message(page, tmp_path):
     too_big = tmp_path / "too-big.txt"
     with too_big.open("wb") as out:
@@ -303,7 +297,8 @@ def test_oversized_upload_is_refused_with_a_message(page, tmp_path):
     assert "too-big.txt" not in page.inner_text("#qa-documents")
 
 
-def test_a_document_previews_and_is_removed_only_once_confirmed(page, served):
+@pytest.mark.browser
+def test_a_document_previews_and_is_removed_only_once_confirmed(page, server):
     row = document_row(page, "payload.txt")
     row.locator(".qa-doc-open").click()
     page.wait_for_function(
@@ -322,12 +317,13 @@ def test_a_document_previews_and_is_removed_only_once_confirmed(page, served):
         "() => document.querySelector('#qa-status').innerText.includes('payload.txt was removed')"
     )
     assert document_row(page, "payload.txt").count() == 0
-    assert not (served["index"] / "uploads" / "payload.txt").exists()
-    assert (served["index"] / "uploads" / "zephyr-notes.md").exists()
+    assert not (server["index"] / "uploads" / "payload.txt").exists()
+    assert (server["index"] / "uploads" / "zephyr-notes.md").exists()
 
 
+@pytest.mark.browser
 def test_a_new_page_offers_questions_about_the_latest_documents(browser, server):
-    fresh = open_page(browser, server)
+    fresh = open_page(browser, server["url"])
     try:
         fresh.get_by_text("What is “Zephyr” about?").wait_for()
     finally:
@@ -341,9 +337,10 @@ def _event_index(url: str, elem_id: str, trigger: str) -> int:
                 and [elem_id, trigger] in ([ids.get(t), k] for t, k in d["targets"]))
 
 
+@pytest.mark.browser  # no browser of its own: it tries to remove what a browser test uploaded
 @pytest.mark.parametrize("origin", [None, "http://evil.example"])
-def test_scripts_and_other_sites_cannot_remove_or_add_documents(served, origin, tmp_path):
-    url, stored = served["url"], served["index"] / "uploads" / "zephyr-notes.md"
+def test_scripts_and_other_sites_cannot_remove_or_add_documents(server, origin, tmp_path):
+    url, stored = server["url"], server["index"] / "uploads" / "zephyr-notes.md"
     headers = {"origin": origin} if origin else {}
 
     def trigger(elem_id: str, trigger: str, data: list, event_data=None) -> str:
@@ -379,9 +376,10 @@ def _listed(url: str) -> list[str]:
     return [Path(hit["source"]).name for hit in hits]
 
 
+@pytest.mark.browser
 def test_dark_mode_keeps_quotes_and_status_lines_readable(browser, server, shots, capsys,
                                                          tmp_path):
-    dark = open_page(browser, server, color_scheme="dark")
+    dark = open_page(browser, server["url"], color_scheme="dark")
     try:
         ask(dark, "Who has resigned?")
         assert dark.evaluate(CONTRAST_JS, "#qa-chat mark.qa-quote") >= 4.5
@@ -419,9 +417,10 @@ LIGHTNESS_JS = """selector => {
 }"""
 
 
+@pytest.mark.browser
 def test_on_a_phone_the_chat_comes_first_and_the_panels_are_folded(browser, server, shots,
                                                                    capsys):
-    phone = open_page(browser, server, viewport=PHONE, is_mobile=True, has_touch=True)
+    phone = open_page(browser, server["url"], viewport=PHONE, is_mobile=True, has_touch=True)
     try:
         chat = phone.locator("#qa-chat").bounding_box()
         panel = phone.locator("#qa-documents-panel").bounding_box()
@@ -439,7 +438,7 @@ def test_on_a_phone_the_chat_comes_first_and_the_panels_are_folded(browser, serv
 def test_api_ask_takes_the_mode_and_describes_its_parameters(server):
     from gradio_client import Client
 
-    client = Client(server, verbose=False)
+    client = Client(server["url"], verbose=False)
     result = client.predict("Who has resigned?", api_name="/ask")
     assert result["found"] and "[1]" in result["answer"]
     assert Path(result["citations"][0]["source"]).name == SEED
@@ -449,7 +448,7 @@ def test_api_ask_takes_the_mode_and_describes_its_parameters(server):
     hits = client.predict("Mike Bonin", 3, api_name="/search")
     assert 1 <= len(hits) <= 3 and all({"source", "text", "score"} <= hit.keys() for hit in hits)
 
-    info = httpx.get(f"{server}/gradio_api/info").json()["named_endpoints"]
+    info = httpx.get(f"{server['url']}/gradio_api/info").json()["named_endpoints"]
     parameters = {p["parameter_name"]: p for p in info["/ask"]["parameters"]}
     assert list(parameters) == ["question", "k", "mode"]
     assert parameters["question"]["label"] == "question"
@@ -459,14 +458,14 @@ def test_api_ask_takes_the_mode_and_describes_its_parameters(server):
 
 
 def test_fifty_chats_at_once_all_get_their_answer(server):
-    figures = load.run_load(server, clients=50, questions=1, endpoint="chat")
+    figures = load.run_load(server["url"], clients=50, questions=1, endpoint="chat")
     assert figures["failed"] == 0, figures["failures"]
 
 
 def test_api_example_script_runs(server):
     done = subprocess.run(
         [sys.executable, "-m", "ui.api_example", "Who has resigned?",
-         "--url", server],
+         "--url", server["url"]],
         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120, check=True,
     )
     assert "[1]" in done.stdout and SEED in done.stdout

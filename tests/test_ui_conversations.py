@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import ENV, QA, ROOT, free_port, qa_serve
+from tests.helpers import ENV, QA, ROOT, free_port, qa_serve
 from tests.test_ui import ask, browser, open_page  # noqa: F401 - browser is a fixture
 from ui.conversations import CONVERSATIONS, ConversationStore, new_id
 

@@ -443,7 +443,7 @@ def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
         app.respond,
         chatbot=chatbot,
         textbox=textbox,
-        additional_inputs=settings,
+        additional_inputs=[*settings],
         # Replaced on load by questions about the indexed documents (none if there are none).
         examples=[["What are these documents about?", None, None, None]],
         api_name="chat",
@@ -459,8 +459,10 @@ def documented_api(demo: gr.Blocks, fn: Callable, name: str) -> None:
     _, described, _ = get_function_description(fn)
     for block_id, (parameter, text) in zip(dependency["inputs"], described.items(), strict=False):
         block = demo.blocks[block_id]
+        assert isinstance(block, gr.components.Component)  # an input of the endpoint
         block.label = parameter
-        block._api_info = {**block.api_info(), "additional_description": text}
+        block._api_info = {  # type: ignore[attr-defined]  # what the API page shows
+            **block.api_info(), "additional_description": text}
 
 
 def serve(

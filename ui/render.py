@@ -16,9 +16,10 @@ import string
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
+from qa import Answer, Citation, DocumentInfo, Hit
 from qa.tables import row_fields
+from ui.conversations import Conversation
 
 CONTEXT_CHARS = 400  # of document text shown before and after a passage in its context
 EXCERPT_CHARS = 160  # of passage text shown around its quotes in a source card
@@ -89,7 +90,7 @@ def answer_html(text: str, found: bool = True) -> str:
     return f'<div class="{css}">{body}</div>'
 
 
-def checks_html(answer: Any) -> str:
+def checks_html(answer: Answer) -> str:
     """The notice of a fallback (its technical cause folded away), and the LLM claims
     that their sources do not support."""
     notes = []
@@ -107,9 +108,9 @@ def checks_html(answer: Any) -> str:
     return "".join(notes)
 
 
-def sources_html(citations: Sequence[Any], document_text: Callable[[str], str | None]) -> str:
+def sources_html(citations: Sequence[Citation], document_text: Callable[[str], str | None]) -> str:
     """The Sources section: one card per cited passage, expandable to its context."""
-    by_number: dict[int, list[Any]] = {}
+    by_number: dict[int, list[Citation]] = {}
     for citation in citations:
         by_number.setdefault(citation.n, []).append(citation)
     if not by_number:
@@ -120,7 +121,7 @@ def sources_html(citations: Sequence[Any], document_text: Callable[[str], str | 
     return f'<div class="qa-sources"><div class="qa-sources-title">Sources</div>{cards}</div>'
 
 
-def _source_card(n: int, citations: list[Any], full_text: str | None) -> str:
+def _source_card(n: int, citations: list[Citation], full_text: str | None) -> str:
     """A cited passage around its highlighted quotes, expandable to its context."""
     hit = citations[0].hit
     spans = [_quote_span(c) for c in citations]
@@ -172,7 +173,7 @@ def excerpt_bounds(text: str, spans: Sequence[tuple[int, int]]) -> tuple[int, in
     return start, end
 
 
-def _quote_span(citation: Any) -> tuple[int, int]:
+def _quote_span(citation: Citation) -> tuple[int, int]:
     """Offsets of the quote inside its passage, or (0, 0) if it cannot be placed."""
     text, quote = citation.hit.text, citation.quote.strip()
     start, end = citation.start - citation.hit.start, citation.end - citation.hit.start
@@ -196,7 +197,7 @@ def highlighted(text: str, spans: Sequence[tuple[int, int]]) -> str:
     return "".join(out)
 
 
-def _context(hit: Any, passage: str, full_text: str | None, trimmed: bool) -> str:
+def _context(hit: Hit, passage: str, full_text: str | None, trimmed: bool) -> str:
     """The whole passage inside its surrounding text, behind a <details> toggle."""
     if not full_text:
         return ""
@@ -223,7 +224,7 @@ def _trim_right(text: str, cut: bool) -> str:
     return text[: text.rfind(" ")] + "…" if cut and " " in text else text
 
 
-def documents_html(documents: Sequence[Any], label: Callable[[Any], str]) -> str:
+def documents_html(documents: Sequence[DocumentInfo], label: Callable[[DocumentInfo], str]) -> str:
     """The indexed files, each with its title (`label`), folder and name, passages, when
     indexed, and buttons to preview or remove it."""
     if not documents:
@@ -232,7 +233,7 @@ def documents_html(documents: Sequence[Any], label: Callable[[Any], str]) -> str
     return f'<ul class="qa-docs">{rows}</ul>'
 
 
-def _document_row(document: Any, label: str) -> str:
+def _document_row(document: DocumentInfo, label: str) -> str:
     path = Path(document.path)
     passages = "1 passage" if document.chunks == 1 else f"{document.chunks} passages"
     target = escape(document.path)
@@ -249,7 +250,7 @@ def _document_row(document: Any, label: str) -> str:
     )
 
 
-def preview_html(document: Any, label: str, text: str) -> str:
+def preview_html(document: DocumentInfo, label: str, text: str) -> str:
     """The start of a document's text, with its title and where it is."""
     shown = text[:PREVIEW_CHARS]
     more = len(text) - len(shown)
@@ -278,7 +279,9 @@ def status_html(notes: Sequence[tuple[bool, str]]) -> str:
     return f'<ul class="qa-status">{items}</ul>' if items else ""
 
 
-def conversations_html(conversations: Sequence[Any], current: str, search: str = "") -> str:
+def conversations_html(
+    conversations: Sequence[Conversation], current: str, search: str = ""
+) -> str:
     """The kept conversations, latest first: title and date, the current one marked, each
     with buttons to rename, export (Markdown, JSON) or delete it."""
     if not conversations:
@@ -289,7 +292,7 @@ def conversations_html(conversations: Sequence[Any], current: str, search: str =
     return f'<ul class="qa-convs">{rows}</ul>'
 
 
-def _conversation_row(conversation: Any, current: bool) -> str:
+def _conversation_row(conversation: Conversation, current: bool) -> str:
     title, key = escape(conversation.title), escape(conversation.id)
     count = conversation.questions
     questions = "1 question" if count == 1 else f"{count} questions"

@@ -2,7 +2,6 @@
 
 import contextlib
 import filecmp
-import itertools
 import os
 import re
 import shutil
@@ -65,7 +64,9 @@ def store(source: Path, name: str, folder: Path) -> tuple[Path, bool]:
     copy = Path(partial)
     try:
         shutil.copyfile(source, copy)
-        for number in itertools.count(1):
+        number = 0
+        while True:  # the first name free, or holding the same content
+            number += 1
             target = folder / safe_name(name, number)
             try:
                 os.link(copy, target)

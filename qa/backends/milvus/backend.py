@@ -22,9 +22,9 @@ visible. Each write is first recorded in `meta` as unfinished; the next process 
 write finishes what a killed writer left (deletes the rows of versions that are not
 current), before its own first write.
 
-The hot paths use primary keys only: Milvus Lite answers a lookup by key in about 2 ms
-but scans the collection for a filter on any other field (about 170 ms at 8,000 rows,
-growing with them). So a document's key is a hash of its path, chunk ids come from a
+The hot paths use primary keys only: Milvus Lite answers a lookup by key at once but
+scans the collection for a filter on any other field, which grows with the collection
+(docs/figures.md). So a document's key is a hash of its path, chunk ids come from a
 counter in `meta` (one writer at a time holds the index folder's lock), and sentence n
 of chunk c has key c * SENTENCE_SLOTS + n. Only updates and removals delete by filter.
 """

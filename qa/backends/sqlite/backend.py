@@ -87,7 +87,7 @@ class SQLiteBackend:
         if within is None:
             vectors = self.vectors()
         else:  # a small exact index of just those documents' chunks
-            vectors = VectorIndex.build(int(self.meta("dim")),
+            vectors = VectorIndex.build(_dim(self.store()),
                                         [self.store().document_vectors(within)])
         _, ids = vectors.search(query_vectors, k)
         return [[int(i) for i in row if i >= 0] for row in ids]
@@ -120,24 +120,26 @@ class SQLiteBackend:
             store = self.store()
             current = (store.identity, store.generation())
             if self._vectors is None or self._vectors_of != current:
-                dim = int(store.meta("dim"))
+                dim = _dim(store)
                 self._vectors = VectorIndex.load(self.folder / VECTORS, dim, *current)
                 if self._vectors is None:
                     self._vectors = VectorIndex.build(dim, store.vectors())
                     log.info("rebuilt the vector index from the database: %d vectors",
                              len(self._vectors))
-                    self._save_for_readers(store, current)
+                    self._save_for_readers(self._vectors, store, current)
                 self._vectors_of = current
             return self._vectors
 
-    def _save_for_readers(self, store: Store, current: tuple[str, int]) -> None:
+    def _save_for_readers(
+        self, vectors: VectorIndex, store: Store, current: tuple[str, int]
+    ) -> None:
         """Save vectors just rebuilt, so the next process need not: only if no writer holds
         the index now (never waiting for one), and the database is still as they reflect."""
         if store.readonly or (lock := try_write_lock(self.folder)) is None:
             return
         try:
             if (store.identity, store.generation()) == current:
-                self._vectors.save(self.folder / VECTORS, *current)
+                vectors.save(self.folder / VECTORS, *current)
         except OSError as error:
             log.info("could not save the vector index (%s)", error.strerror or error)
         finally:
@@ -191,6 +193,7 @@ class SQLiteBackend:
             removed, added = write(store)
             vectors.remove(removed)
             if added:
+                assert added_vectors is not None, "chunks added without their vectors"
                 vectors.add(np.asarray(added, dtype=np.int64), added_vectors)
             self._vectors_of = (store.identity, store.generation())
 
@@ -198,3 +201,10 @@ class SQLiteBackend:
 def _file_id(path: Path) -> tuple[int, int]:
     stat = path.stat()
     return stat.st_dev, stat.st_ino
+
+
+def _dim(store: Store) -> int:
+    """The vectors' dimension, which an index records when it is created."""
+    dim = store.meta("dim")
+    assert dim is not None, "an index records its dimension when it is created"
+    return int(dim)

@@ -173,7 +173,7 @@ class Store:
                  json.dumps(document.page_starts)),
             )
             added = [
-                _insert_chunk(db, cursor.lastrowid, document.title, chunk, vector, sentences)
+                _insert_chunk(db, _row_id(cursor), document.title, chunk, vector, sentences)
                 for chunk, vector, sentences in zip(chunks, vectors, sentence_vectors, strict=True)
             ]
         return removed, added
@@ -209,7 +209,10 @@ class Store:
             f"WHERE c.id IN ({_marks(ids)})",
             list(ids),
         )
-        return {row[0]: ChunkRow(*row[:7], _vector(row[7])) for row in rows}
+        return {
+            chunk_id: ChunkRow(chunk_id, source, title, text, start, end, page, _vector(blob))
+            for chunk_id, source, title, text, start, end, page, blob in rows
+        }
 
     def sentences(self, chunk_ids: Sequence[int]) -> list[SentenceRow]:
         rows = self._query(
@@ -217,7 +220,8 @@ class Store:
             f"WHERE chunk_id IN ({_marks(chunk_ids)}) ORDER BY chunk_id, start_char",
             list(chunk_ids),
         )
-        return [SentenceRow(*row[:3], _vector(row[3])) for row in rows]
+        return [SentenceRow(chunk_id, start, end, _vector(blob))
+                for chunk_id, start, end, blob in rows]
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
         """How many chunks hold each of `terms` (Porter stems, as the keyword index keeps
@@ -352,7 +356,7 @@ def _insert_chunk(
         (document_id, chunk.ordinal, chunk.start, chunk.end, chunk.page, chunk.text,
          _blob(vector)),
     )
-    chunk_id = cursor.lastrowid
+    chunk_id = _row_id(cursor)
     db.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)",
                (chunk_id, title, chunk.text))
     db.executemany(
@@ -361,6 +365,12 @@ def _insert_chunk(
          zip(chunk.sentences, sentence_vectors, strict=True)],
     )
     return chunk_id
+
+
+def _row_id(cursor: sqlite3.Cursor) -> int:
+    """The id of the row that the cursor's INSERT wrote."""
+    assert cursor.lastrowid is not None, "no row was inserted"
+    return cursor.lastrowid
 
 
 def _delete_documents(db: sqlite3.Connection, paths: Sequence[str]) -> list[int]:

@@ -1,0 +1,128 @@
+"""What several test modules share that is not a fixture: the seed files, the `qa` command
+and its environment, a free port, `qa serve` until it answers, a `qa` process whose stderr
+is read as it comes, a private copy of an index, and the ids the FAISS index holds.
+
+Fixtures live in conftest.py; this module is imported by it and by the tests.
+"""
+
+import os
+import re
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from pathlib import Path
+
+import pytest
+
+from qa.backends.sqlite import DATABASE, VECTORS
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "seeds"
+SEED_FILE = SEEDS / "000_8763795a8428a42a.txt"
+ENV = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1"}
+QA = [sys.executable, "-c", "from qa.cli import main; raise SystemExit(main())"]
+# `qa` with the web chat's commands (`qa serve`), whether or not the installed package
+# metadata already holds the `qa.commands` entry point that adds them
+QA_UI = [sys.executable, "-m", "ui"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def copy_index(source: Path, target: Path) -> Path:
+    """A private copy of an index, free to change: its database in one file (no WAL)."""
+    target.mkdir(mode=0o700, parents=True)
+    with closing(sqlite3.connect(source / DATABASE)) as db:
+        db.execute("VACUUM INTO ?", (str(target / DATABASE),))
+    shutil.copy(source / VECTORS, target / VECTORS)
+    return target
+
+
+def faiss_ids(index) -> set[int]:
+    """The chunk ids the FAISS index of an open SQLite-backed `Index` holds."""
+    import faiss
+
+    return set(faiss.vector_to_array(index.backend.vectors()._index.id_map).tolist())
+
+
+class QAProcess:
+    """A `qa` process (or `command`) whose stderr is read as it comes."""
+
+    def __init__(self, *args: str, command: list[str] = QA, env: dict = ENV) -> None:
+        self.process = subprocess.Popen([*command, *args], env=env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE)
+        self.err = b""
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        while chunk := os.read(self.process.stderr.fileno(), 65536):
+            self.err += chunk
+
+    def wait_for(self, pattern: bytes, timeout: float = 300) -> None:
+        deadline = time.monotonic() + timeout
+        while not re.search(pattern, self.err):
+            assert self.process.poll() is None, self.err.decode()
+            assert time.monotonic() < deadline, f"no {pattern!r} within {timeout} s"
+            time.sleep(0.01)
+
+    def finish(self, timeout: float = 600) -> tuple[int, str, str]:
+        """Wait for the end: (exit code, all of stdout, all of stderr)."""
+        assert self.process.stdout is not None
+        out = self.process.stdout.read().decode()
+        self.process.wait(timeout=timeout)
+        self._reader.join(timeout=10)
+        return self.process.returncode, out, self.err.decode(errors="replace")
+
+
+@contextmanager
+def qa_serve(
+    index: Path, log: Path, *options: str, env: dict | None = None, timeout: float = 300,
+    port: int | None = None,
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    """A running `qa serve --index INDEX` on `port` (a free one if None): yields (url, process)."""
+    port = port or free_port()
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [*QA_UI, "serve", "--index", str(index), "--port", str(port), *options],
+            cwd=ROOT, env={**ENV, **(env or {})}, stdout=out, stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(url, process, log, timeout)
+        yield url, process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def _wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"qa serve exited with {process.returncode}:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except urllib.error.HTTPError as error:
+            if error.code == 401:  # up, and asking for a login
+                return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"qa serve did not answer at {url} within {timeout} s:\n{log.read_text()}")
