@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from html import parser as html_parser
 from pathlib import Path
+from typing import Any
 
 from qa.errors import QAError
 from qa.reflow import reflow
@@ -229,7 +230,8 @@ def _markdown_tables(text: str) -> str:
 
 def _pipe_tables(tokens) -> Iterator[tuple[list[int], list[list[str]], str]]:
     """(the table's [first, last) lines, its rows of cell texts, the heading before it)."""
-    heading, rows, lines = "", [], [0, 0]
+    heading, lines = "", [0, 0]
+    rows: list[list[str]] = []
     for token, following in zip(tokens, [*tokens[1:], None], strict=True):
         if token.type == "heading_open":
             heading = _inline_text(following)
@@ -293,7 +295,7 @@ def _html_tables_as_rows(tree) -> None:
         table.getparent().replace(table, block)
 
 
-def _tables_with_headings(tree) -> Iterator[tuple[object, str]]:
+def _tables_with_headings(tree) -> Iterator[tuple[Any, str]]:
     """Each table that holds no other table, with the text of the last heading before it."""
     heading = ""
     for element in tree.iter():

@@ -56,7 +56,7 @@ class Embedder(Protocol):
         self, texts: Sequence[str], sentences: Sequence[Sequence[Span]], progress: bool = False
     ) -> tuple[np.ndarray, list[np.ndarray]]: ...
 
-    def replicas(self, n: int) -> "list[Embedder]":
+    def replicas(self, n: int) -> "Sequence[Embedder]":
         """n embedders giving the same vectors, this one first, each for its own thread."""
 
 
@@ -203,7 +203,7 @@ class SentenceTransformerEmbedder:
                 vectors[text] = vector
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([vectors[text] for text in texts])
+        return np.stack([vectors[text] for text in texts])  # type: ignore[misc]  # all found
 
     def _embed_now(self, texts: list[str]) -> np.ndarray:
         with self._lock:
@@ -238,7 +238,7 @@ class SentenceTransformerEmbedder:
         return passages, pooled
 
 
-    def replicas(self, n: int) -> "list[SentenceTransformerEmbedder]":
+    def replicas(self, n: int) -> "Sequence[SentenceTransformerEmbedder]":
         """This embedder and n - 1 others with models of their own (a fast tokenizer serves
         one thread at a time), kept for later runs: each embeds in its own thread, beside
         the others. The model loads once from disk per replica."""

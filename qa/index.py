@@ -127,7 +127,7 @@ class Index:
         settings = replace(settings, model=model)
         embedder = load_embedder(model, settings.batch_size)  # loads on first use
         if not recorded:
-            backend.set_meta({"model": settings.model, "dim": str(embedder.dim)})
+            backend.set_meta({"model": model, "dim": str(embedder.dim)})
         return cls(path, backend, embedder, settings, llm)
 
     @classmethod
@@ -255,21 +255,21 @@ class Index:
         in this process. collection: put the documents under `paths` in this collection
         (created if needed).
         """
-        paths = [canonical(p) for p in paths]
+        roots = [canonical(p) for p in paths]
         if collection is not None:
             collection = check_name(collection)
         with write_lock(self.path):
             if ray is False:
-                report = ingest.ingest(self.backend, paths, self.settings, self._embedder,
+                report = ingest.ingest(self.backend, roots, self.settings, self._embedder,
                                        progress)
             else:
                 from qa.distributed import ray_ingest
 
                 address = None if ray is True else ray
-                report = ray_ingest(self.backend, paths, self.settings, address)
+                report = ray_ingest(self.backend, roots, self.settings, address)
             self.backend.flush()
             if collection is not None:
-                self.collections.add(collection, self._paths_under(paths))
+                self.collections.add(collection, self._paths_under(roots))
         return report
 
     def documents_under(self, paths: Iterable[str | Path]) -> list[str]:

@@ -291,7 +291,7 @@ def _embedded(groups: Iterator[list[Prepared]], embedder: Embedder,
     cores, while the next files are prepared and the finished ones written."""
     first = next(groups, None)
     second = next(groups, None)
-    if second is None:
+    if first is None or second is None:
         yield from embed(first, embedder, counter) if first else []
         return
     workers = embedder.replicas(EMBED_WORKERS)

@@ -189,7 +189,7 @@ def yes_no_subject(question: str) -> frozenset[str]:
     words = WORD.findall(found["rest"])
     while words and words[0].lower() in STOPWORDS:
         words.pop(0)
-    name = []
+    name: list[str] = []
     for word in words:
         if not (word[0].isupper() or (name and word.lower() in _NAME_PARTICLES)):
             break

@@ -21,8 +21,9 @@ from starlette.middleware import Middleware
 from qa import BackendConfig, DocumentInfo, Index, QAError, Settings
 from qa.conversation import FOLLOW_UP_TURNS
 from qa.documents import canonical
-from qa.index import MAX_QUESTION_CHARS
+from qa.index import ANSWER_MODES, MAX_QUESTION_CHARS
 from qa.llm import LLMConfig
+from qa.search import check_choice, check_k
 from ui import render, uploads
 from ui.conversation_panel import ConversationPanel
 from ui.conversations import ConversationStore
@@ -85,7 +86,7 @@ class ChatApp:
 
     def respond(
         self, message: str, history: list[dict], k: float, mode: str, conversation: str = "",
-        request: gr.Request = None,
+        request: gr.Request | None = None,
     ) -> Iterator[str]:
         """Chat handler: the answer (an LLM's as it is written), then its checks and Sources;
         the turn is kept in the page's conversation."""
@@ -97,8 +98,9 @@ class ChatApp:
             return
         written = ""
         try:
-            response = self.index.ask_stream(message, history=history_pairs(history), k=k,
-                                             mode=mode)
+            response = self.index.ask_stream(
+                message, history=history_pairs(history), k=check_k(k),
+                mode=check_choice("answer mode", mode, ANSWER_MODES))
             for piece in response:  # an LLM's answer, as it is written
                 written += piece
                 yield render.answer_html(written)
@@ -125,6 +127,7 @@ class ChatApp:
             {question, answer, found, citations: [{n, source, title, text, quote, start, end, page, score, similarity}]}
         """  # noqa: E501 - one line per parameter, as the API page reads them
         with user_errors("ask"):
+            mode = check_choice("answer mode", mode, ANSWER_MODES)
             return self.index.ask(text_only(question), k=k, mode=mode).to_dict()
 
     def search(self, query: str, k: int = 5) -> list[dict]:

@@ -103,7 +103,7 @@ class ConversationPanel:
         "id": conversation, "title": new title (rename)}."""
         data = event._data or {}
         action, chosen = data.get("action"), data.get("id")
-        if not (is_id(chosen) and self.allowed(request)):
+        if not (isinstance(chosen, str) and is_id(chosen) and self.allowed(request)):
             return *[gr.skip()] * 5, None
         user = user_of(request)
         if action == "open":

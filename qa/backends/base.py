@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal, Protocol, cast
 
 import numpy as np
 
@@ -170,7 +170,8 @@ class BackendConfig:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> "BackendConfig":
         """From QA_BACKEND, QA_MILVUS_URI and QA_MILVUS_TOKEN."""
-        return cls(environ.get("QA_BACKEND") or "sqlite", environ.get("QA_MILVUS_URI") or None,
+        kind = cast(Kind, environ.get("QA_BACKEND") or "sqlite")  # checked on construction
+        return cls(kind, environ.get("QA_MILVUS_URI") or None,
                    environ.get("QA_MILVUS_TOKEN") or None)
 
 
