@@ -1,0 +1,111 @@
+"""Spreadsheets (.xlsx, .xlsm with openpyxl; .ods with odfpy) and delimited text (.csv,
+.tsv with the standard library's csv): one line per row, each cell named by its column.
+
+Every row goes through `qa.tables.table_lines`, with the sheet's first non-empty row as
+the header and the sheet name as the caption, so a row found alone says which sheet and
+which columns it belongs to ("Prices: Product: Kettle; Price: 24.50."). Each sheet is a
+page; the page a citation gives is the sheet's number, and its name opens each row.
+openpyxl is opened read-only (rows stream from the XML) with cached formula values
+(data_only), so a formula gives the value Excel last computed. Empty rows and cells are
+left out. A file with more than MAX_ROWS rows is refused with one line: such a table is
+data to query, not text to ask about, and embedding it would take hours.
+"""
+
+import csv
+import io
+from collections.abc import Iterable, Iterator
+from datetime import datetime, time
+
+from qa.errors import LoadError
+from qa.loaders import join_pages, zipcheck
+from qa.tables import table_lines
+
+MAX_ROWS = 100_000  # non-empty rows in one file, all sheets together
+_SNIFF_BYTES = 64_000
+
+
+def load_xlsx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+    from openpyxl import load_workbook
+
+    zipcheck.open_checked(data, ".xlsx")
+    book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    try:
+        sheets = []
+        for sheet in book.worksheets:
+            sheet.reset_dimensions()  # rows as stored, not padded to a claimed width
+            rows = sheet.iter_rows(values_only=True)
+            sheets.append((sheet.title, ([_value(v) for v in row] for row in rows)))
+        text, starts = _sheets_text(sheets)
+        return book.properties.title or "", text, starts
+    finally:
+        book.close()
+
+
+def load_ods(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+    from qa.loaders import opendocument
+
+    document = opendocument.open_document(data, ".ods")
+    sheets = [(name, rows) for name, rows in opendocument.tables(document)]
+    text, starts = _sheets_text(sheets)
+    return opendocument.title(document), text, starts
+
+
+def load_csv(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+    return "", "\n".join(_delimited_lines(data, None)), ()
+
+
+def load_tsv(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+    return "", "\n".join(_delimited_lines(data, "\t")), ()
+
+
+def _value(value: object) -> object:
+    """A cell value as a person reads it: 310 for 310.0, a date without a midnight time."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, datetime) and value.time() == time():
+        return value.date()
+    return value
+
+
+def _delimited_lines(data: bytes, delimiter: str | None) -> list[str]:
+    """The rows of a CSV or TSV file as lines; the delimiter is detected when None."""
+    from qa.documents import decode_text
+
+    text = decode_text(data)
+    if delimiter is None:
+        try:
+            delimiter = csv.Sniffer().sniff(text[:_SNIFF_BYTES], ",;\t|").delimiter
+        except csv.Error:
+            delimiter = ","  # one column, or too irregular to tell: the standard comma
+    rows = _bounded(csv.reader(io.StringIO(text), delimiter=delimiter), "this file")
+    header = next(rows, [])
+    return table_lines(header, list(rows))
+
+
+def _sheets_text(sheets: Iterable[tuple[str, Iterable[Iterable[object]]]]
+                 ) -> tuple[str, tuple[int, ...]]:
+    """Each sheet's rows as a page of lines, the first non-empty row naming the columns."""
+    pages, count = [], 0
+    for name, rows in sheets:
+        kept = _bounded(rows, f"sheet {name!r}", count)
+        header = next(kept, [])
+        lines = table_lines(header, list(kept), name)
+        count += len(lines) + 1
+        pages.append("\n".join(lines))
+    return join_pages(pages)
+
+
+def _bounded(rows: Iterable[Iterable[object]], where: str, before: int = 0
+             ) -> Iterator[list[object]]:
+    """The non-empty rows, with LoadError once more than MAX_ROWS have come (counting
+    `before` rows already read from other sheets)."""
+    count = before
+    for row in rows:
+        cells = list(row)
+        if not any(cell is not None and str(cell).strip() for cell in cells):
+            continue
+        count += 1
+        if count > MAX_ROWS:
+            raise LoadError(f"{where} has more than {MAX_ROWS:,} rows, the limit for one "
+                            "file; split it, or keep only the rows to ask about")
+        yield cells
