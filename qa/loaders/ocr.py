@@ -83,6 +83,8 @@ def _frames(data: bytes) -> Iterator:
     except UnidentifiedImageError as error:
         raise LoadError("not a readable image (damaged, or not of the type its name "
                         "says)") from error
+    except OSError as error:  # damaged: "Truncated File Read"
+        raise LoadError(f"not a readable image: {error}") from error
     except Image.DecompressionBombError as error:
         raise LoadError(f"the image is too large to read ({_pixels(error)}); the limit is "
                         f"{MAX_PIXELS / 1e6:.0f} megapixels") from error
@@ -91,8 +93,11 @@ def _frames(data: bytes) -> Iterator:
         raise LoadError(f"the image is {width:,} × {height:,} pixels "
                         f"({width * height / 1e6:.0f} megapixels); the limit is "
                         f"{MAX_PIXELS / 1e6:.0f} megapixels")
-    for frame in ImageSequence.Iterator(image):
-        yield frame.convert("RGB")
+    try:
+        for frame in ImageSequence.Iterator(image):
+            yield frame.convert("RGB")
+    except OSError as error:  # a damaged or truncated image is read only here
+        raise LoadError(f"not a readable image: {error}") from error
 
 
 def _pixels(error: Exception) -> str:
