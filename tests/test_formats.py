@@ -288,3 +288,23 @@ def test_ocr_without_its_extra_says_what_to_install(tmp_path):
 
     assert result.stdout == ("OCR needs the rapidocr and onnxruntime packages: "
                              "pip install 'qa[ocr]' (or index with --no-ocr)\n"), result.stderr
+
+
+def test_a_500_page_scan_is_read_only_to_the_page_limit(caplog):
+    """Pages are rendered one at a time as OCR asks for them, so the pages past
+    MAX_PAGES are never rendered, and a logged line says how many were read."""
+    from PIL import Image
+
+    from qa.loaders import ocr
+
+    rendered = []
+
+    def pages():
+        for n in range(500):
+            rendered.append(n)
+            yield Image.new("RGB", (850, 1100), "white")  # blank: no model needed
+
+    texts = ocr.read_pages(pages(), 500)
+
+    assert len(texts) == len(rendered) == ocr.MAX_PAGES
+    assert f"OCR reads {ocr.MAX_PAGES} of the 500 pages without text" in caplog.text

@@ -68,7 +68,7 @@ def read_pages(images, count: int) -> list[str]:
                disable=count < 2)
     texts = []
     with bar:
-        for image, _ in zip(images, range(MAX_PAGES), strict=False):
+        for _, image in zip(range(MAX_PAGES), images, strict=False):  # no page past it
             texts.append(_read(image))
             bar.update()
     return texts
