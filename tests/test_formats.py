@@ -7,6 +7,7 @@ one slow step: a single small picture). Bad files of the zip formats end in one 
 """
 
 import io
+import re
 import zipfile
 from email.message import EmailMessage
 from pathlib import Path
@@ -16,10 +17,11 @@ import pytest
 
 from qa import Index
 from qa.documents import LoadError, load
-from qa.settings import Settings
+from tests import test_hostile_uploads
 from ui.render import escape, sources_html
 
 SCAN_LINE = "The boiler room key is kept in drawer seven."
+served = test_hostile_uploads.served  # a `qa serve` over a new index (a fixture)
 
 
 def _pptx() -> bytes:
@@ -253,22 +255,25 @@ def test_a_million_rows_end_in_one_line_without_reading_them_all(tmp_path):
         load(tmp_path / "ticks.xlsx", _zip(members))
 
 
-def test_with_ocr_off_a_picture_is_refused_and_a_scan_keeps_only_its_text(tmp_path):
+def test_with_ocr_off_a_picture_is_refused_and_a_scan_keeps_only_its_text(tmp_path, capsys):
+    from qa.cli import main
+
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "handbook.pdf").write_bytes(_scanned_pdf())
     (folder / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
 
-    index = Index.create(tmp_path / "index", Settings(ocr=False))
+    assert main(["--index", str(tmp_path / "index"), "index", "--no-ocr", str(folder)]) == 0
+
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"failed: {folder / 'photo.png'}: images and scanned pages are read by OCR, which is "
+        "turned off (--no-ocr)")
+    index = Index.open(tmp_path / "index")
     try:
-        report = index.add([folder])
         text = index.document_text(str(folder / "handbook.pdf"))
     finally:
         index.close()
-
     assert text.startswith("Building handbook.") and SCAN_LINE not in text
-    assert report.failed == [(str(folder / "photo.png"), "images and scanned pages are read "
-                              "by OCR, which is turned off (--no-ocr)")]
 
 
 def test_ocr_without_its_extra_says_what_to_install(tmp_path):
@@ -308,3 +313,11 @@ def test_a_500_page_scan_is_read_only_to_the_page_limit(caplog):
 
     assert len(texts) == len(rendered) == ocr.MAX_PAGES
     assert f"OCR reads {ocr.MAX_PAGES} of the 500 pages without text" in caplog.text
+
+
+def test_the_web_upload_takes_the_new_formats(served):
+    files = [("plant.pptx", _pptx()), ("sea.epub", _epub()), ("paints.csv", FILES["paints.csv"]())]
+    status = test_hostile_uploads.upload(served["url"], *files)
+
+    for name in ("plant.pptx", "sea.epub", "paints.csv"):
+        assert re.search(rf"{re.escape(name)} is indexed \(\d+ passages?\)", status), status
