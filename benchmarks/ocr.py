@@ -4,7 +4,7 @@ Makes a scan: --pages A4 pages of English prose drawn as pictures (PIL, DejaVu S
 11 pt at 200 dpi, about 30 lines a page) saved as a PDF with no text layer, then loads
 it with `qa.documents.load` in this process, as `qa index` does (pypdfium2 renders each
 page, RapidOCR reads it). Prints the total time (the model load included), the
-seconds per page, the peak resident memory of the process (ru_maxrss, the
+seconds per page (wall and process CPU), the peak resident memory of the process (ru_maxrss, the
 interpreter and libraries included), the share of drawn lines OCR read exactly, and
 the 1-minute load average (the machine may be shared). A measurement, not a test.
 
@@ -57,9 +57,9 @@ def main() -> None:
     args = parser.parse_args()
     data, drawn = scan(args.pages)
     load_before = os.getloadavg()[0]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     document = load(Path("scan.pdf"), data)
-    total = time.perf_counter() - start
+    total, cpu = time.perf_counter() - start, time.process_time() - cpu
     read = min(args.pages, ocr.MAX_PAGES)
     read_lines = set(document.text.split("\n"))
     exact = sum(line in read_lines for line in drawn[:read * 30]) / (read * 30)
@@ -67,7 +67,8 @@ def main() -> None:
     print(f"pages in the scan      {args.pages}")
     print(f"pages read by OCR      {read} (MAX_PAGES {ocr.MAX_PAGES})")
     print(f"total seconds          {total:.1f}")
-    print(f"seconds per page       {total / read:.2f} (model load included once)")
+    print(f"seconds per page       {total / read:.2f} wall, {cpu / read:.2f} CPU (all threads; "
+          "model load included once)")
     print(f"peak RSS               {peak:.0f} MB")
     print(f"lines read exactly     {exact:.1%} of {read * 30}")
     print(f"load average (1 min)   {load_before:.2f} -> {os.getloadavg()[0]:.2f}")

@@ -223,15 +223,18 @@ def test_a_zip_bomb_is_refused_before_it_is_unpacked(name):
     ("cut.pptx", _pptx()[:3000], "not a valid .pptx file: File is not a zip file"),
     ("cut.epub", _epub()[:800], "not a valid .epub file"),
     ("note.rtf", b"just text", "not an RTF file"),
-    ("huge.png", None, "the image is too large to read"),
+    ("huge.png", (20_000, 20_000), "^the image is too large to read: over 179 megapixels; "
+                                   "the limit is 50 megapixels$"),
+    ("large.png", (9_000, 6_000), "^the image is 9,000 × 6,000 pixels \\(54 megapixels\\); "
+                                  "the limit is 50 megapixels$"),
     ("photo.png", b"\x89PNG\r\n\x1a\n garbage", "not a readable image"),
 ])
 def test_a_file_that_cannot_be_read_says_why_in_one_line(name, data, reason):
-    if data is None:  # 20,000 x 20,000 pixels in a small PNG
+    if isinstance(data, tuple):  # a picture of this size, in a small PNG
         from PIL import Image
 
         out = io.BytesIO()
-        Image.new("1", (20_000, 20_000)).save(out, "PNG")
+        Image.new("1", data).save(out, "PNG")
         data = out.getvalue()
 
     with pytest.raises(LoadError, match=reason) as error:

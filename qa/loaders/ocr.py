@@ -86,8 +86,9 @@ def _frames(data: bytes) -> Iterator:
     except OSError as error:  # damaged: "Truncated File Read"
         raise LoadError(f"not a readable image: {error}") from error
     except Image.DecompressionBombError as error:
-        raise LoadError(f"the image is too large to read ({_pixels(error)}); the limit is "
-                        f"{MAX_PIXELS / 1e6:.0f} megapixels") from error
+        over = 2 * (Image.MAX_IMAGE_PIXELS or 0)  # PIL's own decompression-bomb limit
+        raise LoadError(f"the image is too large to read: over {over / 1e6:.0f} megapixels; "
+                        f"the limit is {MAX_PIXELS / 1e6:.0f} megapixels") from error
     width, height = image.size
     if width * height > MAX_PIXELS:
         raise LoadError(f"the image is {width:,} × {height:,} pixels "
@@ -98,11 +99,6 @@ def _frames(data: bytes) -> Iterator:
             yield frame.convert("RGB")
     except OSError as error:  # a damaged or truncated image is read only here
         raise LoadError(f"not a readable image: {error}") from error
-
-
-def _pixels(error: Exception) -> str:
-    """PIL's own statement of an image's size, from its decompression-bomb error."""
-    return str(error).split(", could be")[0]
 
 
 def _render(page):
