@@ -324,3 +324,39 @@ def test_the_web_upload_takes_the_new_formats(served):
 
     for name in ("plant.pptx", "sea.epub", "paints.csv"):
         assert re.search(rf"{re.escape(name)} is indexed \(\d+ passages?\)", status), status
+
+
+def test_an_ods_sheet_claiming_a_million_empty_rows_reads_its_rows_only(tmp_path):
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.table import Table, TableCell, TableRow
+    from odf.text import P
+
+    document = OpenDocumentSpreadsheet()
+    table = Table(name="Fleet")
+    for values in (["Ship", "Crew"], ["Aurora", "12"]):
+        row = TableRow()
+        for value in values:
+            cell = TableCell()
+            cell.addElement(P(text=value))
+            row.addElement(cell)
+        table.addElement(row)
+    empty = TableRow(numberrowsrepeated=1_048_574)  # as LibreOffice writes a sheet's rest
+    empty.addElement(TableCell(numbercolumnsrepeated=16_384))
+    table.addElement(empty)
+    document.spreadsheet.addElement(table)
+    out = io.BytesIO()
+    document.write(out)
+
+    assert load(tmp_path / "fleet.ods", out.getvalue()).text == "Fleet: Ship: Aurora; Crew: 12."
+
+
+def test_a_mailbox_gives_a_page_per_message(tmp_path):
+    mbox = (b"From ann@example.org Tue Dec  3 10:00:00 2024\n" + _eml()
+            + b"\nFrom bob@example.org Tue Dec  3 11:00:00 2024\nSubject: Lunch\n"
+            b"From: bob@example.org\n\nLunch is at noon in the yard.\n")
+
+    document = load(tmp_path / "inbox.mbox", mbox)
+
+    assert [page for _, _, page in document.sections()] == [1, 2]
+    second = document.text[document.page_starts[1]:]
+    assert second == "Subject: Lunch\nFrom: bob@example.org\n\nLunch is at noon in the yard."

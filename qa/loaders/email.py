@@ -11,7 +11,6 @@ the page a citation gives.
 
 import logging
 import mailbox
-import os
 import tempfile
 from email import policy
 from email.message import EmailMessage
@@ -34,8 +33,8 @@ def load_mbox(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
     """Each message of the mailbox a page (mailbox reads from a file, so `data` is
     written to a temporary one first)."""
     with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "mailbox")
-        Path(path).write_bytes(data)
+        path = Path(folder, "mailbox")
+        path.write_bytes(data)
         box = mailbox.mbox(path, factory=BytesParser(policy=policy.default).parse,
                            create=False)
         pages = [_message_text(message, use_ocr) for message in box]

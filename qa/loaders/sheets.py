@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime, time
 
 from qa.errors import LoadError
-from qa.loaders import join_pages, zipcheck
+from qa.loaders import join_pages, opendocument, zipcheck
 from qa.tables import table_lines
 
 MAX_ROWS = 100_000  # non-empty rows in one file, all sheets together
@@ -42,11 +42,8 @@ def load_xlsx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
 
 
 def load_ods(data: bytes) -> tuple[str, str, tuple[int, ...]]:
-    from qa.loaders import opendocument
-
     document = opendocument.open_document(data, ".ods")
-    sheets = [(name, rows) for name, rows in opendocument.tables(document)]
-    text, starts = _sheets_text(sheets)
+    text, starts = _sheets_text(opendocument.tables(document))
     return opendocument.title(document), text, starts
 
 
@@ -87,11 +84,9 @@ def _sheets_text(sheets: Iterable[tuple[str, Iterable[Iterable[object]]]]
     """Each sheet's rows as a page of lines, the first non-empty row naming the columns."""
     pages, count = [], 0
     for name, rows in sheets:
-        kept = _bounded(rows, f"sheet {name!r}", count)
-        header = next(kept, [])
-        lines = table_lines(header, list(kept), name)
-        count += len(lines) + 1
-        pages.append("\n".join(lines))
+        kept = list(_bounded(rows, f"sheet {name!r}", count))
+        count += len(kept)
+        pages.append("\n".join(table_lines(kept[0], kept[1:], name) if kept else []))
     return join_pages(pages)
 
 

@@ -34,7 +34,7 @@ def _slide_text(slide) -> str:
             continue
         if shape.has_text_frame:
             parts.append(_text(shape.text_frame))
-        elif getattr(shape, "has_table", False):
+        elif shape.has_table:
             rows = [[cell.text for cell in row.cells] for row in shape.table.rows]
             parts.append("\n".join(table_lines(rows[0], rows[1:], caption) if rows else []))
     if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
