@@ -350,7 +350,7 @@ def test_an_ods_sheet_claiming_a_million_empty_rows_reads_its_rows_only(tmp_path
     assert load(tmp_path / "fleet.ods", out.getvalue()).text == "Fleet: Ship: Aurora; Crew: 12."
 
 
-def test_a_mailbox_gives_a_page_per_message(tmp_path):
+def test_a_mailbox_gives_a_page_per_message(tmp_path, caplog):
     mbox = (b"From ann@example.org Tue Dec  3 10:00:00 2024\n" + _eml()
             + b"\nFrom bob@example.org Tue Dec  3 11:00:00 2024\nSubject: Lunch\n"
             b"From: bob@example.org\n\nLunch is at noon in the yard.\n")
@@ -360,3 +360,5 @@ def test_a_mailbox_gives_a_page_per_message(tmp_path):
     assert [page for _, _, page in document.sections()] == [1, 2]
     second = document.text[document.page_starts[1]:]
     assert second == "Subject: Lunch\nFrom: bob@example.org\n\nLunch is at noon in the yard."
+    assert ("attachment blob.bin of the e-mail 'Chimney sweep visit' skipped: not a supported "
+            "type") in caplog.text

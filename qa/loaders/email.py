@@ -55,23 +55,25 @@ def _message_text(message: EmailMessage, use_ocr: bool) -> str:
     if body is not None:
         content = body.get_content()
         parts.append(_all_text(content) if body.get_content_subtype() == "html" else content)
-    parts.extend(_attachment_text(part, use_ocr) for part in message.iter_attachments())
+    subject = str(message["subject"] or "")
+    parts.extend(_attachment_text(part, subject, use_ocr) for part in message.iter_attachments())
     return "\n\n".join(part.strip() for part in parts if part and part.strip())
 
 
-def _attachment_text(part: EmailMessage, use_ocr: bool) -> str:
-    """An attachment's text under an "Attachment: name" line, or "" (logged) if it has
-    none that can be read."""
+def _attachment_text(part: EmailMessage, subject: str, use_ocr: bool) -> str:
+    """An attachment's text under an "Attachment: name" line, or "" if it has none that can
+    be read (logged with the message's subject, as the loader does not know the file)."""
     from qa.documents import is_supported, load
 
     name = part.get_filename() or "(no name)"
     payload = part.get_payload(decode=True)
     if not is_supported(Path(name)) or not isinstance(payload, bytes):
-        log.warning("attachment %s skipped: not a supported type", name)
+        log.warning("attachment %s of the e-mail %r skipped: not a supported type", name,
+                    subject)
         return ""
     try:
         document = load(Path(name), payload, use_ocr)
     except LoadError as error:
-        log.warning("attachment %s skipped: %s", name, error)
+        log.warning("attachment %s of the e-mail %r skipped: %s", name, subject, error)
         return ""
     return f"Attachment: {name}\n\n{document.text}"
