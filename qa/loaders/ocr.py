@@ -34,8 +34,8 @@ def load_image(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
     """An image's text; each frame of a multi-page TIFF is a page."""
     if not use_ocr:
         raise LoadError(OCR_OFF)
-    frames = list(_frames(data))
-    pages = read_pages(frames, len(frames))
+    image = _open_image(data)
+    pages = read_pages(_frames(image), getattr(image, "n_frames", 1))
     if len(pages) == 1:
         return "", pages[0], ()
     text, starts = join_pages(pages)
@@ -74,12 +74,12 @@ def read_pages(images, count: int) -> list[str]:
     return texts
 
 
-def _frames(data: bytes) -> Iterator:
-    """The frames of an image file (one, or a TIFF's pages), after the pixel-count check."""
-    from PIL import Image, ImageSequence, UnidentifiedImageError
+def _open_image(data: bytes):
+    """The image in `data`, opened (its header read, nothing decoded yet)."""
+    from PIL import Image, UnidentifiedImageError
 
     try:
-        image = Image.open(io.BytesIO(data))
+        return Image.open(io.BytesIO(data))
     except UnidentifiedImageError as error:
         raise LoadError("not a readable image (damaged, or not of the type its name "
                         "says)") from error
@@ -89,13 +89,20 @@ def _frames(data: bytes) -> Iterator:
         over = 2 * (Image.MAX_IMAGE_PIXELS or 0)  # PIL's own decompression-bomb limit
         raise LoadError(f"the image is too large to read: over {over / 1e6:.0f} megapixels; "
                         f"the limit is {MAX_PIXELS / 1e6:.0f} megapixels") from error
-    width, height = image.size
-    if width * height > MAX_PIXELS:
-        raise LoadError(f"the image is {width:,} × {height:,} pixels "
-                        f"({width * height / 1e6:.0f} megapixels); the limit is "
-                        f"{MAX_PIXELS / 1e6:.0f} megapixels")
+
+
+def _frames(image) -> Iterator:
+    """The frames of an image (one, or a TIFF's pages), each decoded only when it is
+    asked for and only after its pixel count is checked."""
+    from PIL import ImageSequence
+
     try:
         for frame in ImageSequence.Iterator(image):
+            width, height = frame.size
+            if width * height > MAX_PIXELS:
+                raise LoadError(f"the image is {width:,} × {height:,} pixels "
+                                f"({width * height / 1e6:.0f} megapixels); the limit is "
+                                f"{MAX_PIXELS / 1e6:.0f} megapixels")
             yield frame.convert("RGB")
     except OSError as error:  # a damaged or truncated image is read only here
         raise LoadError(f"not a readable image: {error}") from error
