@@ -49,10 +49,13 @@ def _xlsx() -> bytes:
     staff.append(["Name", "Role"])
     staff.append(["Ada Brenner", "Night porter"])
     prices = book.create_sheet("Prices")
-    prices.append(["Product", "Price", None, "In stock"])  # an empty column
+    prices.append(["Product", "Price", None, "In stock", "Margin"])  # an empty column
     prices.append([None])  # an empty row
-    prices.append(["Copper kettle", 24.5, None, 310])
-    prices.append(["Bread toaster", 31, None, 12])
+    prices.append(["Copper kettle", 24.5, None, 310, 0.125])
+    prices.append(["Bread toaster", 31, None, 12, "=E3*2"])  # no cached value: never opened
+    for row in (3, 4):  # as Excel shows them: 24.50 and 12.5%
+        prices.cell(row, 2).number_format = "0.00"
+        prices.cell(row, 5).number_format = "0.0%"
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
@@ -157,7 +160,7 @@ def index(tmp_path_factory):
 @pytest.mark.parametrize(("question", "file", "page", "line"), [
     ("When does the canteen open?", "plant.pptx", 2, "The canteen opens at half past eleven."),
     ("What does the copper kettle cost?", "stock.xlsx", 2,
-     "Prices: Product: Copper kettle; Price: 24.5; In stock: 310."),
+     "Prices: Product: Copper kettle; Price: 24.50; In stock: 310; Margin: 12.5%."),
     ("What does teal paint cost?", "paints.csv", None, "Colour: Teal; Price: 9,90; Shop: Süd."),
     ("Which whaler did the storm sink?", "sea.epub", 2,
      "A storm sank the whaler Pequod off the coast of Nantucket."),
@@ -193,7 +196,10 @@ def test_what_each_file_holds_is_stored_as_read(index):
 
     assert set(texts) == set(FILES)
     assert "Thank the cooks from Lyon." in texts["plant.pptx"]  # speaker notes
-    assert "Staff: Name: Ada Brenner; Role: Night porter." in texts["stock.xlsx"]
+    assert texts["stock.xlsx"].split("\n\n") == [
+        "Staff: Name: Ada Brenner; Role: Night porter.",
+        "Prices: Product: Copper kettle; Price: 24.50; In stock: 310; Margin: 12.5%.\n"
+        "Prices: Product: Bread toaster; Price: 31.00; In stock: 12."]
     assert "Subject: Chimney sweep visit\nFrom: Ann Weber <ann@example.org>" in texts["sweep.eml"]
     assert "Attachment: keys.txt" in texts["sweep.eml"] and "blob.bin" not in texts["sweep.eml"]
     assert texts["sea.epub"].startswith("The Harbour\nThe harbour froze")

@@ -13,6 +13,7 @@ data to query, not text to ask about, and embedding it would take hours.
 
 import csv
 import io
+import re
 from collections.abc import Iterable, Iterator
 from datetime import datetime, time
 
@@ -20,6 +21,7 @@ from qa.errors import LoadError
 from qa.loaders import join_pages, opendocument, zipcheck
 from qa.tables import table_lines
 
+_DECIMALS = re.compile(r"0\.(0+)")  # the decimals of a number format, as in "#,##0.00"
 MAX_ROWS = 100_000  # non-empty rows in one file, all sheets together
 _SNIFF_BYTES = 64_000
 
@@ -33,8 +35,8 @@ def load_xlsx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
         sheets = []
         for sheet in book.worksheets:
             sheet.reset_dimensions()  # rows as stored, not padded to a claimed width
-            rows = sheet.iter_rows(values_only=True)
-            sheets.append((sheet.title, ([_value(v) for v in row] for row in rows)))
+            rows = sheet.iter_rows()
+            sheets.append((sheet.title, ([_shown(cell) for cell in row] for row in rows)))
         text, starts = _sheets_text(sheets)
         return book.properties.title or "", text, starts
     finally:
@@ -55,13 +57,24 @@ def load_tsv(data: bytes) -> tuple[str, str, tuple[int, ...]]:
     return "", "\n".join(_delimited_lines(data, "\t")), ()
 
 
-def _value(value: object) -> object:
-    """A cell value as a person reads it: 310 for 310.0, a date without a midnight time."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
+def _shown(cell) -> object:
+    """A cell's value as Excel shows it, for the number formats a question quotes: a
+    percentage (0.125 as 12.5%), fixed decimals (24.5 as 24.50), thousands (1,234,567);
+    otherwise 310 for 310.0 and a date without its midnight time. Currency symbols and
+    colours are left out."""
+    value = getattr(cell, "value", None)
+    shape = (getattr(cell, "number_format", None) or "General").split(";")[0]
     if isinstance(value, datetime) and value.time() == time():
         return value.date()
-    return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    found = _DECIMALS.search(shape)
+    decimals = len(found.group(1)) if found else 0
+    if "%" in shape:
+        return f"{value * 100:.{decimals}f}%"
+    if found or "#,##0" in shape:
+        return f"{value:{',' if '#,##0' in shape else ''}.{decimals}f}"
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def _delimited_lines(data: bytes, delimiter: str | None) -> list[str]:
