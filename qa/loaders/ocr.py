@@ -13,7 +13,7 @@ logged line saying so). `qa index --no-ocr` (Settings.ocr) turns it off.
 import functools
 import io
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tqdm import tqdm
@@ -43,13 +43,18 @@ def load_image(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
 
 
 def read_blank_pages(data: bytes, pages: list[str]) -> list[str]:
-    """The PDF's page texts, those without text (scans) read by OCR from the rendered page."""
+    """The PDF's page texts, those without text (scans) read by OCR from the rendered page;
+    a PDF that pypdf reads but PDFium cannot open keeps the text it has (logged)."""
     blank = [n for n, page in enumerate(pages) if not page.strip()]
     if not blank:
         return pages
     import pypdfium2
 
-    document = pypdfium2.PdfDocument(data)
+    try:
+        document = pypdfium2.PdfDocument(data)
+    except pypdfium2.PdfiumError as error:
+        log.warning("OCR skipped: PDFium cannot open this PDF (%s)", error)
+        return pages
     try:
         read = dict(zip(blank, read_pages((_render(document[n]) for n in blank), len(blank)),
                         strict=False))
@@ -58,7 +63,7 @@ def read_blank_pages(data: bytes, pages: list[str]) -> list[str]:
     return [read.get(n, page) for n, page in enumerate(pages)]
 
 
-def read_pages(images, count: int) -> list[str]:
+def read_pages(images: Iterable, count: int) -> list[str]:
     """The text of each image (PIL images, possibly a lazy iterable), at most MAX_PAGES,
     with a progress bar when there are several."""
     if count > MAX_PAGES:
