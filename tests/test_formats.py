@@ -152,7 +152,6 @@ def index(tmp_path_factory):
     for name, make in FILES.items():
         (folder / name).write_bytes(make())
     index = Index.build([folder], path=folder.parent / "index")
-    index.folder = folder
     yield index
     index.close()
 
