@@ -96,6 +96,8 @@ def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
     index.add_argument("--strict", action="store_true", help="exit 1 if any file failed")
     index.add_argument("--max-file-mb", type=float, default=Settings().max_file_mb,
                        help="skip larger files (default: %(default)g)")
+    index.add_argument("--no-ocr", dest="ocr", action="store_false",
+                       help="do not read images and scanned PDF pages by OCR (slow)")
     index.add_argument("--ray", nargs="?", const=True, default=False, metavar="ADDRESS",
                        help="read and embed the files on a Ray cluster: a local one (this "
                             "machine's CPUs) without ADDRESS, else auto, HOST:PORT or "
@@ -325,8 +327,9 @@ def _discard(args: argparse.Namespace, cache: Path) -> None:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    limit = getattr(args, "max_file_mb", None)  # only `qa index` has the option
-    return Settings(model=args.model, **({"max_file_mb": limit} if limit else {}))
+    limit = getattr(args, "max_file_mb", None)  # only `qa index` has these options
+    return Settings(model=args.model, ocr=getattr(args, "ocr", True),
+                    **({"max_file_mb": limit} if limit else {}))
 
 
 def backend_config(args: argparse.Namespace) -> BackendConfig:

@@ -5,24 +5,30 @@ paragraphs by `qa.reflow`), python-docx (after a check of the unpacked sizes, ag
 zip bombs), trafilatura (the main text of an HTML page, without navigation or scripts,
 from lxml's tree; a page nested past lxml's 2048 levels gives all its text through
 html.parser instead), markdown-it (Markdown's pipe tables) and charset-normalizer (text
-in encodings other than UTF-8). Table rows are written by `qa.tables`, in place. Character offsets
-everywhere else in `qa` refer to `Document.text` as returned here.
+in encodings other than UTF-8); the other formats (slides, spreadsheets, CSV, e-books,
+OpenDocument, RTF, e-mail, images) by the loaders in `qa.loaders`, and PDF pages without
+a text layer by OCR (`qa.loaders.ocr`) unless it is turned off. Table rows are written by
+`qa.tables`, in place. Character offsets everywhere else in `qa` refer to `Document.text`
+as returned here.
 """
 
 import io
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from html import parser as html_parser
 from pathlib import Path
 from typing import Any
 
-from qa.errors import QAError
+from qa.errors import LoadError
+from qa.loaders import ebooks, email, ocr, opendocument, rtf, sheets, slides, zipcheck
 from qa.reflow import reflow
 from qa.tables import table_lines
 
-SUPPORTED_EXTENSIONS = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"})
+SUPPORTED_EXTENSIONS = frozenset({
+    ".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx", ".pptx", ".xlsx", ".xlsm",
+    ".ods", ".csv", ".tsv", ".epub", ".odt", ".rtf", ".eml", ".mbox", *ocr.IMAGE_EXTENSIONS})
 _BOMS = (
     (b"\xef\xbb\xbf", "utf-8-sig"),
     (b"\xff\xfe", "utf-16"),
@@ -30,13 +36,6 @@ _BOMS = (
 )
 _PAGE_BREAK = "\n\n"
 LINK_OUTSIDE = "links outside the folders given"
-DOCX_MAX_XML_MB = 25  # unpacked XML of a .docx; python-docx parses ~1.3 MB/s into ~10x RAM
-DOCX_MAX_RATIO = 100  # unpacked / packed size of one member; Word's own XML packs ~5-40x
-_DOCX_RATIO_FROM = 1_000_000  # members smaller than this unpack to little whatever the ratio
-
-
-class LoadError(QAError):
-    """A file that cannot be indexed; the message says why in one line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,13 +127,19 @@ def is_supported(path: Path) -> bool:
     return path.suffix.lower() in SUPPORTED_EXTENSIONS
 
 
-def load(path: Path, data: bytes) -> Document:
-    """Extract the text of `data`, the bytes of the file at `path`; LoadError if it has none."""
-    loader = _LOADERS.get(path.suffix.lower())
+def load(path: Path, data: bytes, use_ocr: bool = True) -> Document:
+    """Extract the text of `data`, the bytes of the file at `path`; LoadError if it has none.
+
+    use_ocr: read images, and PDF pages without a text layer, by OCR."""
+    suffix = path.suffix.lower()
+    loader = _LOADERS.get(suffix)
     if loader is None:
         raise LoadError(f"unsupported file type {path.suffix or '(none)'!r}")
     try:
-        title, text, page_starts = loader(data)
+        if suffix in _TAKE_OCR:
+            title, text, page_starts = loader(data, use_ocr)
+        else:
+            title, text, page_starts = loader(data)
     except LoadError:
         raise
     except Exception as error:
@@ -378,7 +383,7 @@ def _all_text(html: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def _load_pdf(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+def _load_pdf(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
@@ -386,7 +391,8 @@ def _load_pdf(data: bytes) -> tuple[str, str, tuple[int, ...]]:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             raise LoadError("encrypted PDF (a password is needed to read it)")
-        pages = reflow([page.extract_text() or "" for page in reader.pages])
+        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = reflow(ocr.read_blank_pages(data, pages) if use_ocr else pages)
         title = (reader.metadata.title if reader.metadata else None) or ""
     except (PdfReadError, ValueError, KeyError, TypeError) as error:
         raise LoadError(f"unreadable PDF: {_reason(error)}") from error
@@ -406,7 +412,7 @@ def _load_docx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
     from lxml.etree import XMLSyntaxError
 
     try:  # a damaged member fails on decompression or as XML, possibly only when read
-        _check_unpacked_sizes(zipfile.ZipFile(io.BytesIO(data)))
+        zipcheck.open_checked(data, ".docx")
         document = docx.Document(io.BytesIO(data))
         paragraphs = _docx_blocks(document)
         title = document.core_properties.title or ""
@@ -461,35 +467,13 @@ def _is_caption(paragraph) -> bool:
     return _style_name(paragraph) == "Caption" and bool(paragraph.text.strip())
 
 
-def _check_unpacked_sizes(archive) -> None:
-    """Refuse a zip bomb before anything is unpacked: a .docx whose XML would unpack past
-    DOCX_MAX_XML_MB, or one of whose members unpacks more than DOCX_MAX_RATIO times its
-    packed size. zipfile never unpacks more than a member's declared size (and checks its
-    CRC), so the declared sizes can be trusted."""
-    members = archive.infolist()
-    for member in members:
-        ratio = member.file_size / max(member.compress_size, 1)
-        if member.file_size > _DOCX_RATIO_FROM and ratio > DOCX_MAX_RATIO:
-            raise LoadError(
-                f"{member.filename} in this .docx unpacks to {ratio:.0f} times its packed "
-                f"size ({member.file_size / 1e6:.1f} MB), a zip bomb; the limit is "
-                f"{DOCX_MAX_RATIO} times")
-    # python-docx finds parts through the manifest, whatever their names: count what is
-    # named XML and whatever packs as text does (compressed images pack by a few percent)
-    xml = sum(m.file_size for m in members if m.filename.endswith((".xml", ".rels"))
-              or m.file_size > 1.25 * m.compress_size)
-    if xml > DOCX_MAX_XML_MB * 1e6:
-        raise LoadError(f"the XML in this .docx unpacks to {xml / 1e6:.1f} MB; the limit is "
-                        f"{DOCX_MAX_XML_MB} MB")
-
-
 def _reason(error: Exception, limit: int = 200) -> str:
     """An exception as a one-line reason (parsers' messages can span lines)."""
     text = " ".join(str(error).split()) or type(error).__name__
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-_LOADERS = {
+_LOADERS: dict[str, Callable[..., tuple[str, str, tuple[int, ...]]]] = {
     ".txt": _load_text,
     ".md": _load_markdown,
     ".markdown": _load_markdown,
@@ -497,4 +481,17 @@ _LOADERS = {
     ".htm": _load_html,
     ".pdf": _load_pdf,
     ".docx": _load_docx,
+    ".pptx": slides.load_pptx,
+    ".xlsx": sheets.load_xlsx,
+    ".xlsm": sheets.load_xlsx,
+    ".ods": sheets.load_ods,
+    ".csv": sheets.load_csv,
+    ".tsv": sheets.load_tsv,
+    ".epub": ebooks.load_epub,
+    ".odt": opendocument.load_odt,
+    ".rtf": rtf.load_rtf,
+    ".eml": email.load_eml,
+    ".mbox": email.load_mbox,
+    **dict.fromkeys(ocr.IMAGE_EXTENSIONS, ocr.load_image),
 }
+_TAKE_OCR = frozenset({".pdf", ".eml", ".mbox", *ocr.IMAGE_EXTENSIONS})  # loader(data, use_ocr)

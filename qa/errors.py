@@ -3,3 +3,7 @@
 
 class QAError(Exception):
     """A clear, user-facing error: bad settings, a missing or mismatched index, bad input."""
+
+
+class LoadError(QAError):
+    """A file that cannot be indexed; the message says why in one line."""

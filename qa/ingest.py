@@ -152,7 +152,7 @@ def prepare(
         state = FileState(stat.st_size, stat.st_mtime, hashlib.sha256(data).hexdigest())
         if known and known.sha256 == state.sha256:
             return Outcome(str(file), "unchanged", touch=state)
-        document = load(file, data)
+        document = load(file, data, settings.ocr)
     except (OSError, LoadError) as error:
         why = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         log.info("failed: %s: %s", file, why)

@@ -24,6 +24,7 @@ class Settings:
     max_file_mb: larger files are skipped with a message saying so, which keeps
         the memory and time one file can take bounded (a 25 MB text file is
         about six million tokens, over half an hour of embedding on a laptop CPU).
+    ocr: read images, and PDF pages without a text layer, by OCR (slow: seconds a page).
     """
 
     model: str | None = None
@@ -33,6 +34,7 @@ class Settings:
     min_score: float = 0.3
     batch_size: int = 32
     max_file_mb: float = 25.0
+    ocr: bool = True
 
     def __post_init__(self) -> None:
         if self.model is not None and not self.model.strip():

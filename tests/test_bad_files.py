@@ -354,10 +354,11 @@ def test_the_50_mb_file_is_refused_before_it_is_read(tmp_path, seed_index_path):
 
 @pytest.mark.process
 def test_the_whole_run_stays_small_in_memory(run):
-    """The peak resident memory of the `qa index` process, model included."""
+    """The peak resident memory of the `qa index` process, model included, and the OCR
+    models too: scanned.pdf is read by OCR (which finds no text in it)."""
     *_, peak_mb = run["lenient"]
     print(f"\npeak RSS of `qa index` over the bad folder: {peak_mb} MB")
-    assert peak_mb < 1000
+    assert peak_mb < 1500
 
 
 def test_a_named_pipe_is_skipped_not_waited_on(tmp_path):

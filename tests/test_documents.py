@@ -181,7 +181,8 @@ def test_markdown_title_is_its_first_heading(tmp_path):
     [
         ("empty.txt", b"", "no text"),
         ("blank.txt", b"  \n\t\n", "no text"),
-        ("image.png", b"\x89PNG\r\n", "unsupported file type"),
+        ("song.mp3", b"ID3\x04\x00", "unsupported file type"),
+        ("image.png", b"\x89PNG\r\n", "not a readable image"),
         ("broken.docx", b"this is not a zip file", "not a valid .docx"),
         ("binary.txt", bytes(range(256)) * 4, "binary"),
     ],

@@ -1,0 +1,79 @@
+"""E-mail: one message (.eml) or a mailbox of them (.mbox), read with the standard
+library's email and mailbox modules.
+
+A message reads as its subject, sender, recipients and date (a line each), then its body
+(the plain-text part, else the HTML part's text). Each attachment of a supported type is
+read by its own loader and follows under an "Attachment: name" line, so a question about
+an attached report finds it, cited to the message; other attachments are skipped with a
+logged line saying so. In a mailbox each message is a page, so the message's number is
+the page a citation gives.
+"""
+
+import logging
+import mailbox
+import tempfile
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from pathlib import Path
+
+from qa.errors import LoadError
+from qa.loaders import join_pages
+
+log = logging.getLogger(__name__)
+_HEADERS = ("Subject", "From", "To", "Cc", "Date")
+
+
+def load_eml(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
+    message = BytesParser(policy=policy.default).parsebytes(data)
+    return str(message["subject"] or ""), _message_text(message, use_ocr), ()
+
+
+def load_mbox(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
+    """Each message of the mailbox a page (mailbox reads from a file, so `data` is
+    written to a temporary one first)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "mailbox")
+        path.write_bytes(data)
+        parse = BytesParser(policy=policy.default).parse
+        box = mailbox.mbox(path, factory=parse, create=False)  # type: ignore[arg-type]
+        pages = [_message_text(message, use_ocr) for message in box]  # type: ignore[arg-type]
+        box.close()
+    if not pages:
+        raise LoadError("no messages in this mailbox (an mbox starts each with a From line)")
+    text, starts = join_pages(pages)
+    return "", text, starts
+
+
+def _message_text(message: EmailMessage, use_ocr: bool) -> str:
+    """The message's headers, body and readable attachments, as one text."""
+    from qa.documents import _all_text
+
+    lines = [f"{name}: {message[name]}" for name in _HEADERS if message[name]]
+    parts = ["\n".join(lines)]
+    body = message.get_body(preferencelist=("plain", "html"))
+    if body is not None:
+        content = body.get_content()
+        parts.append(_all_text(content) if body.get_content_subtype() == "html" else content)
+    subject = str(message["subject"] or "")
+    parts.extend(_attachment_text(part, subject, use_ocr) for part in message.iter_attachments())
+    return "\n\n".join(part.strip() for part in parts if part and part.strip())
+
+
+def _attachment_text(part: EmailMessage, subject: str, use_ocr: bool) -> str:
+    """An attachment's text under an "Attachment: name" line, or "" if it has none that can
+    be read (logged with the message's subject, as the loader does not know the file)."""
+    from qa.documents import is_supported, load
+
+    name = part.get_filename() or "(no name)"
+    payload = part.get_payload(decode=True)
+    if not is_supported(Path(name)) or not isinstance(payload, bytes):
+        log.warning("attachment %s of the e-mail %r skipped: not a supported type", name,
+                    subject)
+        return ""
+    try:
+        document = load(Path(name), payload, use_ocr)
+    except LoadError as error:
+        log.warning("attachment %s of the e-mail %r skipped: %s", name, subject, error)
+        return ""
+    return f"Attachment: {name}\n\n{document.text}"

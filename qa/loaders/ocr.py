@@ -1,0 +1,151 @@
+"""OCR: the text of images (.png, .jpg, .jpeg, .tif, .tiff, .webp) and of PDF pages that
+have no text layer, read offline with RapidOCR.
+
+RapidOCR runs PaddleOCR's text detection and recognition models on ONNX Runtime;
+the models ship inside the `rapidocr` wheel and are loaded from there by path, so
+nothing is downloaded at run time, and it pulls OpenCV's headless build (no libGL).
+Pages are rendered with pypdfium2. OCR runs only on pages without text, reports its
+progress a page at a time, and is bounded: an image over MAX_PIXELS is refused with one
+line, and at most MAX_PAGES pages of one file are read (the rest are left out, with a
+logged line saying so). `qa index --no-ocr` (Settings.ocr) turns it off.
+"""
+
+import functools
+import io
+import logging
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from tqdm import tqdm
+
+from qa.errors import LoadError
+from qa.loaders import join_pages
+
+log = logging.getLogger(__name__)
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
+MAX_PIXELS = 50_000_000  # an A4 page scanned at 600 dpi is 35 megapixels
+MAX_PAGES = 100  # pages of one file read by OCR
+RENDER_DPI = 200  # PDF pages are rendered at this resolution for OCR
+MAX_SIDE = 2500  # ... but no side longer than this many pixels (a poster, a map)
+OCR_OFF = "images and scanned pages are read by OCR, which is turned off (--no-ocr)"
+
+
+def load_image(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
+    """An image's text; each frame of a multi-page TIFF is a page."""
+    if not use_ocr:
+        raise LoadError(OCR_OFF)
+    image = _open_image(data)
+    pages = read_pages(_frames(image), getattr(image, "n_frames", 1))
+    if len(pages) == 1:
+        return "", pages[0], ()
+    text, starts = join_pages(pages)
+    return "", text, starts
+
+
+def read_blank_pages(data: bytes, pages: list[str]) -> list[str]:
+    """The PDF's page texts, those without text (scans) read by OCR from the rendered page;
+    a PDF that pypdf reads but PDFium cannot open keeps the text it has (logged)."""
+    blank = [n for n, page in enumerate(pages) if not page.strip()]
+    if not blank:
+        return pages
+    import pypdfium2
+
+    try:
+        document = pypdfium2.PdfDocument(data)
+    except pypdfium2.PdfiumError as error:
+        log.warning("OCR skipped: PDFium cannot open this PDF (%s)", error)
+        return pages
+    try:
+        read = dict(zip(blank, read_pages((_render(document[n]) for n in blank), len(blank)),
+                        strict=False))
+    finally:
+        document.close()
+    return [read.get(n, page) for n, page in enumerate(pages)]
+
+
+def read_pages(images: Iterable, count: int) -> list[str]:
+    """The text of each image (PIL images, possibly a lazy iterable), at most MAX_PAGES,
+    with a progress bar when there are several."""
+    if count > MAX_PAGES:
+        log.warning("OCR reads %d of the %d pages without text in this file (MAX_PAGES)",
+                    MAX_PAGES, count)
+    bar = tqdm(total=min(count, MAX_PAGES), desc="OCR", unit="page", leave=False,
+               disable=count < 2)
+    texts = []
+    with bar:
+        for _, image in zip(range(MAX_PAGES), images, strict=False):  # no page past it
+            texts.append(_read(image))
+            bar.update()
+    return texts
+
+
+def _open_image(data: bytes):
+    """The image in `data`, opened (its header read, nothing decoded yet)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        return Image.open(io.BytesIO(data))
+    except UnidentifiedImageError as error:
+        raise LoadError("not a readable image (damaged, or not of the type its name "
+                        "says)") from error
+    except OSError as error:  # damaged: "Truncated File Read"
+        raise LoadError(f"not a readable image: {error}") from error
+    except Image.DecompressionBombError as error:
+        over = 2 * (Image.MAX_IMAGE_PIXELS or 0)  # PIL's own decompression-bomb limit
+        raise LoadError(f"the image is too large to read: over {over / 1e6:.0f} megapixels; "
+                        f"the limit is {MAX_PIXELS / 1e6:.0f} megapixels") from error
+
+
+def _frames(image) -> Iterator:
+    """The frames of an image (one, or a TIFF's pages), each decoded only when it is
+    asked for and only after its pixel count is checked."""
+    from PIL import ImageSequence
+
+    try:
+        for frame in ImageSequence.Iterator(image):
+            width, height = frame.size
+            if width * height > MAX_PIXELS:
+                raise LoadError(f"the image is {width:,} × {height:,} pixels "
+                                f"({width * height / 1e6:.0f} megapixels); the limit is "
+                                f"{MAX_PIXELS / 1e6:.0f} megapixels")
+            yield frame.convert("RGB")
+    except OSError as error:  # a damaged or truncated image is read only here
+        raise LoadError(f"not a readable image: {error}") from error
+
+
+def _render(page):
+    """A PDF page as a PIL image, at RENDER_DPI but no side over MAX_SIDE pixels."""
+    width, height = page.get_size()  # in points, 72 to the inch
+    scale = min(RENDER_DPI / 72, MAX_SIDE / max(width, height, 1))
+    return page.render(scale=scale).to_pil().convert("RGB")
+
+
+def _read(image) -> str:
+    """The lines of text RapidOCR finds in one image, top to bottom, a line each; "" for
+    an image of one colour (a blank page), without loading the models."""
+    import numpy as np
+
+    if all(low == high for low, high in image.getextrema()):
+        return ""
+    result = _engine()(np.asarray(image))
+    return "\n".join(line.strip() for line in (result.txts or ()) if line.strip())
+
+
+@functools.cache
+def _engine():
+    """One RapidOCR instance, with the models inside its package named by path. Its
+    orientation model is left out: on upright scans it turned some lines upside down
+    (read as noise), and scans are upright far more often than not."""
+    try:
+        import onnxruntime  # noqa: F401 - RapidOCR's engine, not a dependency of its own
+        import rapidocr
+    except ImportError as error:
+        raise LoadError("OCR needs the rapidocr and onnxruntime packages: "
+                        "pip install 'qa[ocr]' (or index with --no-ocr)") from error
+    models = Path(rapidocr.__file__).parent / "models"
+    return rapidocr.RapidOCR(params={
+        "Global.log_level": "error",
+        "Global.use_cls": False,
+        "Det.model_path": str(models / "PP-OCRv6_det_small.onnx"),
+        "Rec.model_path": str(models / "PP-OCRv6_rec_small.onnx"),
+    })

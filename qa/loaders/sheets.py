@@ -1,0 +1,119 @@
+"""Spreadsheets (.xlsx, .xlsm with openpyxl; .ods with odfpy) and delimited text (.csv,
+.tsv with the standard library's csv): one line per row, each cell named by its column.
+
+Every row goes through `qa.tables.table_lines`, with the sheet's first non-empty row as
+the header and the sheet name as the caption, so a row found alone says which sheet and
+which columns it belongs to ("Prices: Product: Kettle; Price: 24.50."). Each sheet is a
+page; the page a citation gives is the sheet's number, and its name opens each row.
+openpyxl is opened read-only (rows stream from the XML) with cached formula values
+(data_only), so a formula gives the value Excel last computed. Empty rows and cells are
+left out. A file with more than MAX_ROWS rows is refused with one line: such a table is
+data to query, not text to ask about, and embedding it would take hours.
+"""
+
+import csv
+import io
+import re
+from collections.abc import Iterable, Iterator
+from datetime import datetime, time
+
+from qa.errors import LoadError
+from qa.loaders import join_pages, opendocument, zipcheck
+from qa.tables import table_lines
+
+_DECIMALS = re.compile(r"0\.(0+)")  # the decimals of a number format, as in "#,##0.00"
+MAX_ROWS = 100_000  # non-empty rows in one file, all sheets together
+_SNIFF_BYTES = 64_000
+
+
+def load_xlsx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+    from openpyxl import load_workbook
+
+    zipcheck.open_checked(data, ".xlsx")
+    book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    try:
+        sheets = []
+        for sheet in book.worksheets:
+            sheet.reset_dimensions()  # rows as stored, not padded to a claimed width
+            rows = sheet.iter_rows()
+            sheets.append((sheet.title, ([_shown(cell) for cell in row] for row in rows)))
+        text, starts = _sheets_text(sheets)
+        return book.properties.title or "", text, starts
+    finally:
+        book.close()
+
+
+def load_ods(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+    document = opendocument.open_document(data, ".ods")
+    text, starts = _sheets_text(opendocument.tables(document))
+    return opendocument.title(document), text, starts
+
+
+def load_csv(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+    return "", "\n".join(_delimited_lines(data, None)), ()
+
+
+def load_tsv(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+    return "", "\n".join(_delimited_lines(data, "\t")), ()
+
+
+def _shown(cell) -> object:
+    """A cell's value as Excel shows it, for the number formats a question quotes: a
+    percentage (0.125 as 12.5%), fixed decimals (24.5 as 24.50), thousands (1,234,567);
+    otherwise 310 for 310.0 and a date without its midnight time. Currency symbols and
+    colours are left out."""
+    value = getattr(cell, "value", None)
+    shape = (getattr(cell, "number_format", None) or "General").split(";")[0]
+    if isinstance(value, datetime) and value.time() == time():
+        return value.date()
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    found = _DECIMALS.search(shape)
+    decimals = len(found.group(1)) if found else 0
+    if "%" in shape:
+        return f"{value * 100:.{decimals}f}%"
+    if found or "#,##0" in shape:
+        return f"{value:{',' if '#,##0' in shape else ''}.{decimals}f}"
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _delimited_lines(data: bytes, delimiter: str | None) -> list[str]:
+    """The rows of a CSV or TSV file as lines; the delimiter is detected when None."""
+    from qa.documents import decode_text
+
+    text = decode_text(data)
+    if delimiter is None:
+        try:
+            delimiter = csv.Sniffer().sniff(text[:_SNIFF_BYTES], ",;\t|").delimiter
+        except csv.Error:
+            delimiter = ","  # one column, or too irregular to tell: the standard comma
+    rows = _bounded(csv.reader(io.StringIO(text), delimiter=delimiter), "this file")
+    header = next(rows, [])
+    return table_lines(header, list(rows))
+
+
+def _sheets_text(sheets: Iterable[tuple[str, Iterable[Iterable[object]]]]
+                 ) -> tuple[str, tuple[int, ...]]:
+    """Each sheet's rows as a page of lines, the first non-empty row naming the columns."""
+    pages, count = [], 0
+    for name, rows in sheets:
+        kept = list(_bounded(rows, f"sheet {name!r}", count))
+        count += len(kept)
+        pages.append("\n".join(table_lines(kept[0], kept[1:], name) if kept else []))
+    return join_pages(pages)
+
+
+def _bounded(rows: Iterable[Iterable[object]], where: str, before: int = 0
+             ) -> Iterator[list[object]]:
+    """The non-empty rows, with LoadError once more than MAX_ROWS have come (counting
+    `before` rows already read from other sheets)."""
+    count = before
+    for row in rows:
+        cells = list(row)
+        if not any(cell is not None and str(cell).strip() for cell in cells):
+            continue
+        count += 1
+        if count > MAX_ROWS:
+            raise LoadError(f"{where} has more than {MAX_ROWS:,} rows, the limit for one "
+                            "file; split it, or keep only the rows to ask about")
+        yield cells

@@ -1,0 +1,58 @@
+"""PowerPoint slides (.pptx), read with python-pptx: one page per slide, in slide order.
+
+A slide's page holds its title, then the text of its other shapes in their order on the
+slide (text boxes, placeholders, grouped shapes), each table row through
+`qa.tables.table_lines` (captioned by the slide title) and the speaker notes last, so
+the slide number is the page a citation gives.
+"""
+
+import io
+from collections.abc import Iterator
+
+from qa.loaders import join_pages, zipcheck
+from qa.tables import table_lines
+
+
+def load_pptx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+    from pptx import Presentation
+
+    zipcheck.open_checked(data, ".pptx")
+    presentation = Presentation(io.BytesIO(data))
+    pages = [_slide_text(slide) for slide in presentation.slides]
+    title = presentation.core_properties.title or ""
+    text, starts = join_pages(pages)
+    return title, text, starts
+
+
+def _slide_text(slide) -> str:
+    """The slide's title, shapes and notes, a paragraph each (a table's rows a line each)."""
+    heading = slide.shapes.title
+    caption = _text(heading.text_frame) if heading is not None else ""
+    parts = [caption]
+    for shape in _shapes(slide.shapes):
+        if heading is not None and shape.shape_id == heading.shape_id:
+            continue
+        if shape.has_text_frame:
+            parts.append(_text(shape.text_frame))
+        elif shape.has_table:
+            rows = [[cell.text for cell in row.cells] for row in shape.table.rows]
+            parts.append("\n".join(table_lines(rows[0], rows[1:], caption) if rows else []))
+    if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
+        parts.append(_text(slide.notes_slide.notes_text_frame))
+    return "\n\n".join(part for part in parts if part)
+
+
+def _text(frame) -> str:
+    """A text frame's paragraphs a line each (python-pptx gives a line break as \\v)."""
+    return frame.text.replace("\v", "\n").strip()
+
+
+def _shapes(shapes) -> Iterator:
+    """The shapes on a slide, those inside groups included, in their order."""
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    for shape in shapes:
+        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+            yield from _shapes(shape.shapes)
+        else:
+            yield shape
