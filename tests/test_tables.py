@@ -38,10 +38,12 @@ def test_a_docx_table_row_names_its_columns_and_heading_in_document_order(tmp_pa
     ]
 
 
-def test_a_docx_cell_merged_across_columns_is_given_once(tmp_path):
+def test_a_docx_caption_names_the_table_and_a_merged_cell_is_given_once(tmp_path):
     import docx
 
     word = docx.Document()
+    word.add_heading("Building", level=1)
+    word.add_paragraph("Table 1. Rooms", style="Caption")
     table = word.add_table(rows=2, cols=3)
     for cell, value in zip(table.rows[0].cells, ("Team", "Floor", "Room"), strict=True):
         cell.text = value
@@ -51,7 +53,7 @@ def test_a_docx_cell_merged_across_columns_is_given_once(tmp_path):
 
     text = _load(tmp_path / "merged.docx").text
 
-    assert text == "Team: Design; Floor: 4 (whole floor)."
+    assert text.split("\n\n")[2:] == ["Table 1. Rooms: Team: Design; Floor: 4 (whole floor)."]
 
 
 def test_which_team_is_on_floor_4_quotes_the_design_row(tmp_path):
