@@ -282,16 +282,25 @@ def _html_tables_as_rows(tree) -> None:
     and the table's <caption> or the heading before it. A table of tables lays out a
     page; its inner tables hold the data."""
     for table, heading in list(_tables_with_headings(tree)):
-        rows = [_html_row(tr) for tr in table.xpath("./tr|./*/tr")]
-        header, body = _html_header(table, rows)
         caption = table.xpath("string(./caption)").strip() or heading
         block = table.makeelement("div", {})
-        for line in table_lines(header, body, caption):
+        for line in _html_table_lines(table, caption):
             paragraph = block.makeelement("p", {})
             paragraph.text = line
             block.append(paragraph)
         block.tail = table.tail
         table.getparent().replace(table, block)
+
+
+def _html_table_lines(table, caption: str) -> list[str]:
+    """A table's rows as `table_lines` writes them; in a table whose rows each open with a
+    <th> and that has no header row (a list of properties), each row is named by its <th>."""
+    trs = table.xpath("./tr|./*/tr")
+    rows = [_html_row(tr) for tr in trs]
+    header, body = _html_header(table, rows)
+    if header or not all(tr.xpath("./*[1][self::th]") for tr in trs):
+        return table_lines(header, body, caption)
+    return [line for row in rows for line in table_lines(row[:1], [row[1:]], caption)]
 
 
 def _tables_with_headings(tree) -> Iterator[tuple[object, str]]:

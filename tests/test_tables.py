@@ -176,3 +176,13 @@ def test_a_row_is_read_back_as_written_and_prose_is_not_a_row():
     assert row_fields(line) == ("Offices", [("Team", "Design"), ("Lead", "Ana Ruiz, Jr")])
     assert row_fields("He said: yes; she left.") is None
     assert row_fields("Pears; September.") is None
+
+
+def test_an_html_table_of_properties_names_each_value_by_its_row_header(tmp_path):
+    path = tmp_path / "contact.html"
+    path.write_text("<html><body><p>Where to reach the facilities team during office hours.</p>"
+                    "<h3>Contact</h3><table><tr><th>Name</th><td>Ana Ruiz</td></tr>"
+                    "<tr><th>Phone</th><td>555 0100</td></tr></table></body></html>")
+
+    assert _load(path).text.split("\n")[-2:] == [
+        "Contact: Name: Ana Ruiz.", "Contact: Phone: 555 0100."]
