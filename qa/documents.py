@@ -296,8 +296,11 @@ def _html_table_lines(table, caption: str) -> list[str]:
     """A table's rows as `table_lines` writes them; in a table whose rows each open with a
     <th> and that has no header row (a list of properties), each row is named by its <th>."""
     trs = table.xpath("./tr|./*/tr")
+    first = trs[0].xpath("./th|./td") if len(trs) > 2 else []
+    if len(first) == 1 and _colspan(first[0]) > 1:  # one cell across the table: its title
+        caption, trs = first[0].text_content(), trs[1:]
     rows = [_html_row(tr) for tr in trs]
-    header, body = _html_header(table, rows)
+    header, body = _html_header(trs, rows)
     if header or not all(tr.xpath("./*[1][self::th]") for tr in trs):
         return table_lines(header, body, caption)
     return [line for row in rows for line in table_lines(row[:1], [row[1:]], caption)]
@@ -321,14 +324,14 @@ def _html_row(tr) -> list[str]:
     return cells
 
 
-def _html_header(table, rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+def _html_header(trs: list, rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
     """The column names and the rows under them: the header row is the first row when it
     is in <thead>, when all its cells are <th>, or when the table has no <th> at all."""
     if len(rows) < 2:
         return [], rows
-    first = table.xpath("./tr|./*/tr")[0]
+    first = trs[0]
     named = (first.getparent().tag == "thead" or not first.xpath("./td")
-             or not table.xpath(".//th"))
+             or not any(tr.xpath("./th") for tr in trs))
     return (_spread(first), rows[1:]) if named else ([], rows)
 
 
@@ -434,8 +437,8 @@ def _docx_blocks(document) -> list[str]:
     heading, caption = "", ""
     for item in document.iter_inner_content():
         if hasattr(item, "rows"):
-            rows = [_docx_row(row) for row in item.rows]
-            blocks += table_lines(rows[0], rows[1:], caption or heading) if rows else []
+            title, rows = _docx_title_row([_docx_row(row) for row in item.rows])
+            blocks += table_lines(rows[0], rows[1:], title or caption or heading) if rows else []
             caption = ""
             continue
         style = styles.get(item._p.style or "", "")
@@ -445,6 +448,14 @@ def _docx_blocks(document) -> list[str]:
         caption = text if style == "Caption" else ""
         blocks.append(text)
     return blocks
+
+
+def _docx_title_row(rows: list[list[str]]) -> tuple[str, list[list[str]]]:
+    """The table's title and its other rows: a first row that is one cell merged across the
+    table titles it; the header is the row after it."""
+    if len(rows) > 2 and len(rows[0]) == 1 and max(len(row) for row in rows[1:]) > 1:
+        return rows[0][0], rows[1:]
+    return "", rows
 
 
 def _docx_style_names(document) -> dict[str, str]:

@@ -186,3 +186,23 @@ def test_an_html_table_of_properties_names_each_value_by_its_row_header(tmp_path
 
     assert _load(path).text.split("\n")[-2:] == [
         "Contact: Name: Ana Ruiz.", "Contact: Phone: 555 0100."]
+
+
+def test_a_first_row_merged_across_the_table_is_its_title(tmp_path):
+    import docx
+
+    word = docx.Document()
+    table = word.add_table(rows=3, cols=2)
+    table.cell(0, 0).merge(table.cell(0, 1)).text = "Parking"
+    for cells, values in zip(table.rows[1:], [("Level", "Spaces"), ("B1", "40")], strict=True):
+        for cell, value in zip(cells.cells, values, strict=True):
+            cell.text = value
+    word.save(tmp_path / "parking.docx")
+    (tmp_path / "parking.html").write_text(
+        "<html><body><p>Where staff may leave their cars during the working day.</p><table>"
+        "<tr><th colspan='2'>Parking</th></tr><tr><th>Level</th><th>Spaces</th></tr>"
+        "<tr><td>B1</td><td>40</td></tr></table></body></html>")
+
+    row = "Parking: Level: B1; Spaces: 40."
+    assert _load(tmp_path / "parking.docx").text == row
+    assert _load(tmp_path / "parking.html").text.split("\n")[-1] == row
