@@ -297,9 +297,9 @@ def _html_table_lines(table, caption: str) -> list[str]:
     <th> and that has no header row (a list of properties), each row is named by its <th>."""
     trs = table.xpath("./tr|./*/tr")
     first = trs[0].xpath("./th|./td") if len(trs) > 2 else []
-    if len(first) == 1 and _colspan(first[0]) > 1:  # one cell across the table: its title
+    if len(first) == 1 and _span(first[0], "colspan") > 1:  # one cell across the table: its title
         caption, trs = first[0].text_content(), trs[1:]
-    rows = [_html_row(tr) for tr in trs]
+    rows = _html_grid(trs)
     header, body = _html_header(trs, rows)
     if header or not all(tr.xpath("./*[1][self::th]") for tr in trs):
         return table_lines(header, body, caption)
@@ -316,12 +316,27 @@ def _tables_with_headings(tree) -> Iterator[tuple[object, str]]:
             yield element, heading
 
 
-def _html_row(tr) -> list[str]:
-    """A row's cell texts, a cell spanning columns followed by empty cells for the rest."""
-    cells: list[str] = []
-    for cell in tr.xpath("./th|./td"):
-        cells += [cell.text_content(), *[""] * (_colspan(cell) - 1)]
-    return cells
+def _html_grid(trs: list) -> list[list[str]]:
+    """The rows' cell texts, column by column: a cell spanning columns is followed by empty
+    cells, and a cell spanning rows is repeated in each (each row names its own value)."""
+    above: dict[int, tuple[int, str]] = {}  # column: (rows it still spans, its text)
+    grid = []
+    for tr in trs:
+        cells, row = list(tr.xpath("./th|./td")), []
+        while cells or len(row) in above:
+            column = len(row)
+            if column in above:
+                left, text = above.pop(column)
+                above.update({column: (left - 1, text)} if left > 1 else {})
+                row.append(text)
+                continue
+            cell = cells.pop(0)
+            span = _span(cell, "rowspan")
+            if span > 1:
+                above[column] = (span - 1, cell.text_content())
+            row += [cell.text_content(), *[""] * (_span(cell, "colspan") - 1)]
+        grid.append(row)
+    return grid
 
 
 def _html_header(trs: list, rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
@@ -339,13 +354,14 @@ def _spread(tr) -> list[str]:
     """A header row's names, a name spanning columns given to each of them."""
     names: list[str] = []
     for cell in tr.xpath("./th|./td"):
-        names += [cell.text_content()] * _colspan(cell)
+        names += [cell.text_content()] * _span(cell, "colspan")
     return names
 
 
-def _colspan(cell) -> int:
-    """The columns a cell spans (1 unless its colspan says otherwise; at most 100)."""
-    span = cell.get("colspan", "1").strip()
+def _span(cell, attribute: str) -> int:
+    """The columns (colspan) or rows (rowspan) a cell spans: 1 unless it says otherwise,
+    at most 100."""
+    span = cell.get(attribute, "1").strip()
     return min(int(span), 100) if span.isdigit() and int(span) > 0 else 1
 
 

@@ -206,3 +206,15 @@ def test_a_first_row_merged_across_the_table_is_its_title(tmp_path):
     row = "Parking: Level: B1; Spaces: 40."
     assert _load(tmp_path / "parking.docx").text == row
     assert _load(tmp_path / "parking.html").text.split("\n")[-1] == row
+
+
+def test_an_html_cell_spanning_rows_names_each_of_its_rows(tmp_path):
+    path = tmp_path / "campus.html"
+    path.write_text(
+        "<html><body><p>Where each team sits in the two buildings of the campus.</p><table>"
+        "<tr><th>Building</th><th>Team</th><th>Floor</th></tr>"
+        "<tr><td rowspan='2'>North</td><td>Design</td><td>4</td></tr>"
+        "<tr><td>Sales</td><td>2</td></tr></table></body></html>")
+
+    assert _load(path).text.split("\n")[1:] == [
+        "Building: North; Team: Design; Floor: 4.", "Building: North; Team: Sales; Floor: 2."]
