@@ -59,7 +59,7 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[S
             stop = found.pop()[0]  # the next block begins with this sentence
         spans += found
         start = stop
-    return _join_fields(text, spans)
+    return _join_fields(text, [piece for span in spans for piece in _split_rows(text, span)])
 
 
 _FIELD = re.compile(r"[^\W\d][^\n:;.!?]{0,40}: ")  # "Floor: ", a named value that follows
@@ -76,6 +76,21 @@ def _join_fields(text: str, spans: list[Span]) -> list[Span]:
         else:
             joined.append(span)
     return joined
+
+
+_ROW_START = re.compile(r"(?<=[.!?])\n(?=[^\W\d][^\n:;.!?]{0,40}: )")
+
+
+def _split_rows(text: str, span: Span) -> list[Span]:
+    """A sentence cut where a line ends with a full stop and the next line begins with a
+    named field: syntok reads "Acme Inc.\nCompany: Beta Ltd." as one sentence, taking
+    "Inc." for an abbreviation inside it; as table rows they are two."""
+    start, end = span
+    cuts = [match.start() for match in _ROW_START.finditer(text, start, end)]
+    if not cuts:
+        return [span]
+    bounds = [start, *cuts, end]
+    return [(a if a == start else a + 1, b) for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
 def _continues_fields(text: str, end: int, start: int) -> bool:

@@ -74,13 +74,15 @@ def test_which_team_is_on_floor_4_quotes_the_design_row(tmp_path):
     assert first.hit.text[first.start - first.hit.start:first.end - first.hit.start] == first.quote
 
 
-def test_a_row_is_one_sentence_though_its_column_names_are_capitalised():
+def test_a_row_is_one_sentence_though_its_names_are_capitalised_or_it_ends_in_inc():
     from qa.chunking import split_sentences
 
-    text = "Offices: Team: Design; Floor: 4.\n\nHe came; She left."
+    text = ("Offices: Team: Design; Floor: 4.\n\nHe came; She left.\n\n"
+            "Suppliers: Name: Acme Inc.\nSuppliers: Name: Beta Ltd.")
 
     assert [text[a:b] for a, b in split_sentences(text)] == [
-        "Offices: Team: Design; Floor: 4.", "He came;", "She left."]
+        "Offices: Team: Design; Floor: 4.", "He came;", "She left.",
+        "Suppliers: Name: Acme Inc.", "Suppliers: Name: Beta Ltd."]
 
 
 HANDBOOK = """# Handbook
