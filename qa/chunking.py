@@ -1,9 +1,12 @@
 """Chunking: split a document into sentence-aligned chunks that fit the embedding model.
 
 Sentences come from syntok (a real segmenter: "L.A.", quotes and titles do not
-end a sentence). Chunks are budgeted in the embedding model's own tokens, so the
-model never silently truncates one; a sentence longer than the budget is cut at
-whitespace. Neighbouring chunks share up to `overlap_tokens` of whole sentences.
+end a sentence), corrected for table rows (`qa.tables`), each of which is one sentence:
+a named field after a semicolon goes on with it, and a line ending in a full stop
+before a line that opens with a named field ends it. Chunks are budgeted in the
+embedding model's own tokens, so the model never silently truncates one; a sentence
+longer than the budget is cut at whitespace. Neighbouring chunks share up to
+`overlap_tokens` of whole sentences.
 Chunks never cross a page boundary, so each has one page.
 
 Time and memory grow linearly with the text (benchmarks/chunking.py): syntok is
