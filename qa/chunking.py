@@ -1,9 +1,12 @@
 """Chunking: split a document into sentence-aligned chunks that fit the embedding model.
 
 Sentences come from syntok (a real segmenter: "L.A.", quotes and titles do not
-end a sentence). Chunks are budgeted in the embedding model's own tokens, so the
-model never silently truncates one; a sentence longer than the budget is cut at
-whitespace. Neighbouring chunks share up to `overlap_tokens` of whole sentences.
+end a sentence), corrected for table rows (`qa.tables`), each of which is one sentence:
+a named field after a semicolon goes on with it, and a line ending in a full stop
+before a line that opens with a named field ends it. Chunks are budgeted in the
+embedding model's own tokens, so the model never silently truncates one; a sentence
+longer than the budget is cut at whitespace. Neighbouring chunks share up to
+`overlap_tokens` of whole sentences.
 Chunks never cross a page boundary, so each has one page.
 
 Time and memory grow linearly with the text (benchmarks/chunking.py): syntok is
@@ -59,7 +62,7 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[S
             stop = found.pop()[0]  # the next block begins with this sentence
         spans += found
         start = stop
-    return _join_fields(text, spans)
+    return _join_fields(text, [piece for span in spans for piece in _split_rows(text, span)])
 
 
 _FIELD = re.compile(r"[^\W\d][^\n:;.!?]{0,40}: ")  # "Floor: ", a named value that follows
@@ -76,6 +79,21 @@ def _join_fields(text: str, spans: list[Span]) -> list[Span]:
         else:
             joined.append(span)
     return joined
+
+
+_ROW_START = re.compile(r"(?<=[.!?])\n(?=[^\W\d][^\n:;.!?]{0,40}: )")
+
+
+def _split_rows(text: str, span: Span) -> list[Span]:
+    """A sentence cut where a line ends with a full stop and the next line begins with a
+    named field: syntok reads "Acme Inc.\nCompany: Beta Ltd." as one sentence, taking
+    "Inc." for an abbreviation inside it; as table rows they are two."""
+    start, end = span
+    cuts = [match.start() for match in _ROW_START.finditer(text, start, end)]
+    if not cuts:
+        return [span]
+    bounds = [start, *cuts, end]
+    return [(a if a == start else a + 1, b) for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
 def _continues_fields(text: str, end: int, start: int) -> bool:

@@ -288,16 +288,28 @@ def _html_tables_as_rows(tree) -> None:
     and the table's <caption> or the heading before it. A table of tables lays out a
     page; its inner tables hold the data."""
     for table, heading in list(_tables_with_headings(tree)):
-        rows = [_html_row(tr) for tr in table.xpath("./tr|./*/tr")]
-        header, body = _html_header(table, rows)
         caption = table.xpath("string(./caption)").strip() or heading
         block = table.makeelement("div", {})
-        for line in table_lines(header, body, caption):
+        for line in _html_table_lines(table, caption):
             paragraph = block.makeelement("p", {})
             paragraph.text = line
             block.append(paragraph)
         block.tail = table.tail
         table.getparent().replace(table, block)
+
+
+def _html_table_lines(table, caption: str) -> list[str]:
+    """A table's rows as `table_lines` writes them; in a table whose rows each open with a
+    <th> and that has no header row (a list of properties), each row is named by its <th>."""
+    trs = table.xpath("./tr|./*/tr")
+    first = trs[0].xpath("./th|./td") if len(trs) > 2 else []
+    if len(first) == 1 and _span(first[0], "colspan") > 1:  # one cell across the table: its title
+        caption, trs = first[0].text_content(), trs[1:]
+    rows = _html_grid(trs)
+    header, body = _html_header(trs, rows)
+    if header or not all(tr.xpath("./*[1][self::th]") for tr in trs):
+        return table_lines(header, body, caption)
+    return [line for row in rows for line in table_lines(row[:1], [row[1:]], caption)]
 
 
 def _tables_with_headings(tree) -> Iterator[tuple[Any, str]]:
@@ -310,22 +322,37 @@ def _tables_with_headings(tree) -> Iterator[tuple[Any, str]]:
             yield element, heading
 
 
-def _html_row(tr) -> list[str]:
-    """A row's cell texts, a cell spanning columns followed by empty cells for the rest."""
-    cells: list[str] = []
-    for cell in tr.xpath("./th|./td"):
-        cells += [cell.text_content(), *[""] * (_colspan(cell) - 1)]
-    return cells
+def _html_grid(trs: list) -> list[list[str]]:
+    """The rows' cell texts, column by column: a cell spanning columns is followed by empty
+    cells, and a cell spanning rows is repeated in each (each row names its own value)."""
+    above: dict[int, tuple[int, str]] = {}  # column: (rows it still spans, its text)
+    grid = []
+    for tr in trs:
+        cells, row = list(tr.xpath("./th|./td")), list[str]()
+        while cells or len(row) in above:
+            column = len(row)
+            if column in above:
+                left, text = above.pop(column)
+                above.update({column: (left - 1, text)} if left > 1 else {})
+                row.append(text)
+                continue
+            cell = cells.pop(0)
+            span = _span(cell, "rowspan")
+            if span > 1:
+                above[column] = (span - 1, cell.text_content())
+            row += [cell.text_content(), *[""] * (_span(cell, "colspan") - 1)]
+        grid.append(row)
+    return grid
 
 
-def _html_header(table, rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+def _html_header(trs: list, rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
     """The column names and the rows under them: the header row is the first row when it
     is in <thead>, when all its cells are <th>, or when the table has no <th> at all."""
     if len(rows) < 2:
         return [], rows
-    first = table.xpath("./tr|./*/tr")[0]
+    first = trs[0]
     named = (first.getparent().tag == "thead" or not first.xpath("./td")
-             or not table.xpath(".//th"))
+             or not any(tr.xpath("./th") for tr in trs))
     return (_spread(first), rows[1:]) if named else ([], rows)
 
 
@@ -333,13 +360,14 @@ def _spread(tr) -> list[str]:
     """A header row's names, a name spanning columns given to each of them."""
     names: list[str] = []
     for cell in tr.xpath("./th|./td"):
-        names += [cell.text_content()] * _colspan(cell)
+        names += [cell.text_content()] * _span(cell, "colspan")
     return names
 
 
-def _colspan(cell) -> int:
-    """The columns a cell spans (1 unless its colspan says otherwise; at most 100)."""
-    span = cell.get("colspan", "1").strip()
+def _span(cell, attribute: str) -> int:
+    """The columns (colspan) or rows (rowspan) a cell spans: 1 unless it says otherwise,
+    at most 100."""
+    span = cell.get(attribute, "1").strip()
     return min(int(span), 100) if span.isdigit() and int(span) > 0 else 1
 
 
@@ -427,20 +455,37 @@ def _docx_blocks(document) -> list[str]:
     """The paragraphs and table rows of a .docx in document order; each table row is
     written by `table_lines`, named by the table's first row and captioned by the
     paragraph styled Caption just before it, or else by the last heading."""
+    styles = _docx_style_names(document)
     blocks: list[str] = []
-    heading, previous = "", None
+    heading, caption = "", ""
     for item in document.iter_inner_content():
         if hasattr(item, "rows"):
-            caption = previous.text if previous is not None and _is_caption(previous) else heading
-            rows = [_docx_row(row) for row in item.rows]
-            blocks += table_lines(rows[0], rows[1:], caption) if rows else []
-            previous = None
+            title, rows = _docx_title_row([_docx_row(row) for row in item.rows])
+            blocks += table_lines(rows[0], rows[1:], title or caption or heading) if rows else []
+            caption = ""
             continue
-        if _is_heading(item) and item.text.strip():
-            heading = item.text
-        blocks.append(item.text)
-        previous = item
+        style = styles.get(item._p.style or "", "")
+        text = item.text
+        if style.startswith(("Heading", "Title")) and text.strip():
+            heading = text
+        caption = text if style == "Caption" else ""
+        blocks.append(text)
     return blocks
+
+
+def _docx_title_row(rows: list[list[str]]) -> tuple[str, list[list[str]]]:
+    """The table's title and its other rows: a first row that is one cell merged across the
+    table titles it; the header is the row after it."""
+    if len(rows) > 2 and len(rows[0]) == 1 and max(len(row) for row in rows[1:]) > 1:
+        return rows[0][0], rows[1:]
+    return "", rows
+
+
+def _docx_style_names(document) -> dict[str, str]:
+    """Style names by style id. A paragraph's style is looked up by its id here:
+    python-docx's `Paragraph.style` searches the styles part each time (2.5 ms a
+    paragraph, minutes for a long document)."""
+    return {style.style_id: style.name or "" for style in document.styles}
 
 
 def _docx_row(row) -> list[str]:
@@ -454,17 +499,6 @@ def _docx_row(row) -> list[str]:
     return cells
 
 
-def _style_name(paragraph) -> str:
-    style = paragraph.style
-    return (style.name or "") if style is not None else ""
-
-
-def _is_heading(paragraph) -> bool:
-    return _style_name(paragraph).startswith(("Heading", "Title"))
-
-
-def _is_caption(paragraph) -> bool:
-    return _style_name(paragraph) == "Caption" and bool(paragraph.text.strip())
 
 
 def _reason(error: Exception, limit: int = 200) -> str:

@@ -31,7 +31,8 @@ _SENTENCE_END = re.compile(r"[.!?:][\"'”’)\]]*$")
 _GOES_ON = re.compile(r"[,;(–—-]$")  # a line ending so is continued by the next
 _BULLET = re.compile(r"[•◦▪‣●■▸○]\s")
 _PAGE_NUMBER = re.compile(r"(?i)(page\s+)?\d{1,4}(\s*(/|of)\s*\d{1,4})?")
-_HYPHENATED = re.compile(r"(\w+)([-\u2010\u00ad])$")
+_HYPHENS = "-\u2010\u00ad"
+_HYPHENATED = re.compile(rf"(\w+)([{_HYPHENS}])$")
 _LEADING_WORD = re.compile(r"[^\W\d_]+")
 _WORDS = re.compile(r"\w+(?:[-\u2010]\w+)*")
 _CUT_WORD = re.compile(r"\w+[-\u2010\u00ad]\n\w+")
@@ -46,9 +47,8 @@ def reflow(pages: Sequence[str]) -> list[str]:
 def _vocabulary(text: str) -> frozenset[str]:
     """The document's words, lower-cased, hyphenated words whole and as their parts;
     words cut at a line end are left out (their halves are not words)."""
-    words: set[str] = set()
-    for word in _WORDS.findall(_CUT_WORD.sub(" ", text).lower()):
-        words.add(word)
+    words = set(_WORDS.findall(_CUT_WORD.sub(" ", text).lower()))
+    for word in [word for word in words if not word.isalnum()]:
         words.update(re.split(r"[-\u2010]", word))
     return frozenset(words)
 
@@ -57,16 +57,16 @@ def _reflow_page(page: str, vocabulary: frozenset[str]) -> str:
     lines = [" ".join(line.split()) for line in page.split("\n")]
     width = _column_width(lines)
     paragraphs: list[str] = []
-    current = ""
+    current: list[str] = []  # the lines of the paragraph so far, a cut word made whole
     for line, following in zip(lines, [*lines[1:], ""], strict=True):
         if line:
             opens = not current
-            current = _join(current, line, vocabulary)
+            _add_line(current, line, vocabulary)
             if not _ends_paragraph(line, following, width, opens):
                 continue
         if current:
-            paragraphs.append(current)
-            current = ""
+            paragraphs.append(" ".join(current))
+            current = []
     return "\n\n".join(paragraphs)
 
 
@@ -99,18 +99,16 @@ def _is_page_number(line: str) -> bool:
     return _PAGE_NUMBER.fullmatch(line) is not None
 
 
-def _join(paragraph: str, line: str, vocabulary: frozenset[str]) -> str:
-    """`line` added to the paragraph: after a space, or to a word cut at a line-end hyphen."""
-    if not paragraph:
-        return line
-    cut = _HYPHENATED.search(paragraph)
+def _add_line(lines: list[str], line: str, vocabulary: frozenset[str]) -> None:
+    """Add `line` to a paragraph's lines: as a line of its own (to be joined by a space),
+    or to the last line when that ends in a word cut at a line-end hyphen."""
+    cut = _HYPHENATED.search(lines[-1]) if lines and lines[-1][-1] in _HYPHENS else None
     tail = _LEADING_WORD.match(line)
     if cut and tail and line[0].islower():
-        head = cut.group(1)
-        if cut.group(2) == "\u00ad" or _one_word(head, tail.group(), vocabulary):
-            return paragraph[: cut.start(2)] + line
-        return paragraph + line
-    return f"{paragraph} {line}"
+        whole = cut.group(2) == "\u00ad" or _one_word(cut.group(1), tail.group(), vocabulary)
+        lines[-1] = (lines[-1][: cut.start(2)] if whole else lines[-1]) + line
+    else:
+        lines.append(line)
 
 
 def _one_word(head: str, tail: str, vocabulary: frozenset[str]) -> bool:

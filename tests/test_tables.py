@@ -38,10 +38,12 @@ def test_a_docx_table_row_names_its_columns_and_heading_in_document_order(tmp_pa
     ]
 
 
-def test_a_docx_cell_merged_across_columns_is_given_once(tmp_path):
+def test_a_docx_caption_names_the_table_and_a_merged_cell_is_given_once(tmp_path):
     import docx
 
     word = docx.Document()
+    word.add_heading("Building", level=1)
+    word.add_paragraph("Table 1. Rooms", style="Caption")
     table = word.add_table(rows=2, cols=3)
     for cell, value in zip(table.rows[0].cells, ("Team", "Floor", "Room"), strict=True):
         cell.text = value
@@ -51,7 +53,7 @@ def test_a_docx_cell_merged_across_columns_is_given_once(tmp_path):
 
     text = _load(tmp_path / "merged.docx").text
 
-    assert text == "Team: Design; Floor: 4 (whole floor)."
+    assert text.split("\n\n")[2:] == ["Table 1. Rooms: Team: Design; Floor: 4 (whole floor)."]
 
 
 def test_which_team_is_on_floor_4_quotes_the_design_row(tmp_path):
@@ -72,13 +74,15 @@ def test_which_team_is_on_floor_4_quotes_the_design_row(tmp_path):
     assert first.hit.text[first.start - first.hit.start:first.end - first.hit.start] == first.quote
 
 
-def test_a_row_is_one_sentence_though_its_column_names_are_capitalised():
+def test_a_row_is_one_sentence_though_its_names_are_capitalised_or_it_ends_in_inc():
     from qa.chunking import split_sentences
 
-    text = "Offices: Team: Design; Floor: 4.\n\nHe came; She left."
+    text = ("Offices: Team: Design; Floor: 4.\n\nHe came; She left.\n\n"
+            "Suppliers: Name: Acme Inc.\nSuppliers: Name: Beta Ltd.")
 
     assert [text[a:b] for a, b in split_sentences(text)] == [
-        "Offices: Team: Design; Floor: 4.", "He came;", "She left."]
+        "Offices: Team: Design; Floor: 4.", "He came;", "She left.",
+        "Suppliers: Name: Acme Inc.", "Suppliers: Name: Beta Ltd."]
 
 
 HANDBOOK = """# Handbook
@@ -174,3 +178,45 @@ def test_a_row_is_read_back_as_written_and_prose_is_not_a_row():
     assert row_fields(line) == ("Offices", [("Team", "Design"), ("Lead", "Ana Ruiz, Jr")])
     assert row_fields("He said: yes; she left.") is None
     assert row_fields("Pears; September.") is None
+
+
+def test_an_html_table_of_properties_names_each_value_by_its_row_header(tmp_path):
+    path = tmp_path / "contact.html"
+    path.write_text("<html><body><p>Where to reach the facilities team during office hours.</p>"
+                    "<h3>Contact</h3><table><tr><th>Name</th><td>Ana Ruiz</td></tr>"
+                    "<tr><th>Phone</th><td>555 0100</td></tr></table></body></html>")
+
+    assert _load(path).text.split("\n")[-2:] == [
+        "Contact: Name: Ana Ruiz.", "Contact: Phone: 555 0100."]
+
+
+def test_a_first_row_merged_across_the_table_is_its_title(tmp_path):
+    import docx
+
+    word = docx.Document()
+    table = word.add_table(rows=3, cols=2)
+    table.cell(0, 0).merge(table.cell(0, 1)).text = "Parking"
+    for cells, values in zip(table.rows[1:], [("Level", "Spaces"), ("B1", "40")], strict=True):
+        for cell, value in zip(cells.cells, values, strict=True):
+            cell.text = value
+    word.save(tmp_path / "parking.docx")
+    (tmp_path / "parking.html").write_text(
+        "<html><body><p>Where staff may leave their cars during the working day.</p><table>"
+        "<tr><th colspan='2'>Parking</th></tr><tr><th>Level</th><th>Spaces</th></tr>"
+        "<tr><td>B1</td><td>40</td></tr></table></body></html>")
+
+    row = "Parking: Level: B1; Spaces: 40."
+    assert _load(tmp_path / "parking.docx").text == row
+    assert _load(tmp_path / "parking.html").text.split("\n")[-1] == row
+
+
+def test_an_html_cell_spanning_rows_names_each_of_its_rows(tmp_path):
+    path = tmp_path / "campus.html"
+    path.write_text(
+        "<html><body><p>Where each team sits in the two buildings of the campus.</p><table>"
+        "<tr><th>Building</th><th>Team</th><th>Floor</th></tr>"
+        "<tr><td rowspan='2'>North</td><td>Design</td><td>4</td></tr>"
+        "<tr><td>Sales</td><td>2</td></tr></table></body></html>")
+
+    assert _load(path).text.split("\n")[1:] == [
+        "Building: North; Team: Design; Floor: 4.", "Building: North; Team: Sales; Floor: 2."]
