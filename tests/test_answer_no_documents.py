@@ -46,6 +46,7 @@ def test_once_documents_are_removed_the_cli_says_so_again(tmp_path, seed_copy, c
     assert (answer["found"], answer["answer"]) == (False, NO_DOCUMENTS)
 
 
+@pytest.mark.process
 def test_an_mcp_client_is_told_no_documents_are_indexed_yet(empty_index):
     _, (answer,) = asyncio.run(asyncio.wait_for(
         _session(empty_index, [("ask", {"question": "Summarize the documents"})]), timeout=240))
@@ -53,6 +54,8 @@ def test_an_mcp_client_is_told_no_documents_are_indexed_yet(empty_index):
     assert _payload(answer)["answer"] == NO_DOCUMENTS
 
 
+@pytest.mark.process
+@pytest.mark.browser
 def test_the_web_chat_says_no_documents_are_indexed_yet(empty_index, browser, tmp_path):  # noqa: F811
     with qa_serve(empty_index, tmp_path / "serve.log", timeout=180) as (url, _):
         page = open_page(browser, url)

@@ -323,6 +323,7 @@ def test_a_500_page_scan_is_read_only_to_the_page_limit(caplog):
     assert f"OCR reads {ocr.MAX_PAGES} of the 500 pages without text" in caplog.text
 
 
+@pytest.mark.process
 def test_the_web_upload_takes_the_new_formats(served):
     files = [("plant.pptx", _pptx()), ("sea.epub", _epub()), ("paints.csv", FILES["paints.csv"]())]
     status = test_hostile_uploads.upload(served["url"], *files)

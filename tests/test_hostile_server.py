@@ -24,6 +24,8 @@ from tests.test_hostile_uploads import page_event
 from tests.test_ui import _event_index
 from ui import guard
 
+pytestmark = pytest.mark.process
+
 ALLOWED = "qa.example.test"  # a name the server is told it has, as behind a proxy
 LIMIT_MB = 1  # --max-upload-mb: an upload request holds 10 MiB, the cache 20 MiB
 FAST = 5.0  # seconds: a search takes well under 1 s on an idle server

@@ -10,6 +10,8 @@ from tests.helpers import ENV, QA, ROOT, qa_serve
 from tests.test_tables import _offices_docx
 from tests.test_ui import ask, browser, open_page  # noqa: F401 (browser: a fixture)
 
+pytestmark = [pytest.mark.process, pytest.mark.browser]
+
 
 @pytest.fixture
 def page(browser, tmp_path):  # noqa: F811
