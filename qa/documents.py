@@ -187,8 +187,8 @@ def load(path: Path, data: bytes, max_chars: int = Settings().max_chars) -> Docu
     if loader is None:
         raise LoadError(f"unsupported file type {path.suffix or '(none)'!r}")
     try:
-        if suffix == ".pdf":
-            title, text, page_starts = _load_pdf(data, max_chars)
+        if suffix in _BOUNDED:
+            title, text, page_starts = loader(data, max_chars)
         else:
             title, text, page_starts = loader(data)
     except LoadError:
@@ -387,12 +387,13 @@ def _page_texts(reader, max_chars: int) -> list[str]:
 def _content_size(page) -> int:
     """The decoded size in bytes of a page's content streams (pypdf keeps what it decoded
     for the text extraction that follows)."""
-    from pypdf.generic import ArrayObject
+    from pypdf.generic import ArrayObject, StreamObject
 
     contents = page.get("/Contents")
-    contents = contents.get_object() if contents is not None else []
-    streams = contents if isinstance(contents, ArrayObject | list) else [contents]
-    return sum(len(stream.get_object().get_data()) for stream in streams)
+    contents = contents.get_object() if contents is not None else ArrayObject()
+    streams = [s.get_object() for s in (contents if isinstance(contents, ArrayObject)
+                                        else [contents])]
+    return sum(len(s.get_data()) for s in streams if isinstance(s, StreamObject))
 
 
 def _load_docx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
@@ -454,3 +455,4 @@ _LOADERS = {
     ".pdf": _load_pdf,
     ".docx": _load_docx,
 }
+_BOUNDED = frozenset({".pdf"})  # loader(data, max_chars): stops before its text passes it
