@@ -99,9 +99,10 @@ def find_files(paths: Iterable[str | os.PathLike]) -> Iterator[Found]:
     seen: set[Path] = set()
     for root in roots:
         if not is_utf8(root):
-            yield Found(root, True, NAME_NOT_UTF8)
-            continue
-        for found in _walk(root, roots) if root.is_dir() else [Found(root, True)]:
+            found_here: Iterable[Found] = [Found(root, True, NAME_NOT_UTF8)]
+        else:
+            found_here = _walk(root, roots) if root.is_dir() else [Found(root, True)]
+        for found in found_here:
             if found.path not in seen:
                 seen.add(found.path)
                 yield Found(found.path, found.path in roots, found.skip)

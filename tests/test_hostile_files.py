@@ -144,14 +144,15 @@ def test_names_that_are_not_utf8_are_skipped_and_the_rest_indexed(docs, tmp_path
 
 
 def test_qa_prints_each_name_on_one_line_whatever_it_holds(docs, tmp_path, capsys):
-    """`qa index` names a file that is not UTF-8 by its bytes; `qa docs` gives a name holding
-    a newline on its one line."""
-    with open(os.fsencode(docs) + b"/caf\xe9.txt", "wb") as file:
+    """`qa index` names a file that is not UTF-8 by its bytes (once, though named twice);
+    `qa docs` gives a name holding a newline on its one line."""
+    cafe = os.fsencode(docs) + b"/caf\xe9.txt"
+    with open(cafe, "wb") as file:
         file.write(b"Coffee is served at nine.")
     (docs / "two\nlines.txt").write_text("A name in two lines holds this sentence.")
     index = str(tmp_path / "index")
 
-    assert main(["--index", index, "index", str(docs)]) == 0
+    assert main(["--index", index, "index", str(docs), os.fsdecode(cafe)]) == 0
     indexing = capsys.readouterr()
     assert main(["--index", index, "docs"]) == 0
     listing = capsys.readouterr().out.splitlines()
