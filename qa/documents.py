@@ -130,6 +130,10 @@ def _walk(folder: Path, roots: list[Path]) -> Iterator[Found]:
                 yield Found(target, False)
 
 
+# a folder opened to pass through, not to list: O_PATH needs no read permission on it
+_FOLDER = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW
+
+
 def open_regular(path: Path) -> BinaryIO:
     """The regular file at `path` (absolute and canonical, as `find_files` gives it), opened
     for reading without following a symbolic link anywhere along the path.
@@ -140,16 +144,16 @@ def open_regular(path: Path) -> BinaryIO:
     broken link (its own reason) or any other file that cannot be opened; LoadError for
     a link that works, or anything else that is not a regular file (a pipe, a device).
     """
-    folder = os.open(path.anchor, os.O_RDONLY | os.O_DIRECTORY)
+    folder = os.open(path.anchor, _FOLDER)
     try:
         for part in path.parts[1:-1]:
-            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder)
+            inner = os.open(part, _FOLDER, dir_fd=folder)
             os.close(folder)
             folder = inner
         # O_NONBLOCK: opening a named pipe does not wait for a writer
         fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
     except OSError as error:
-        if error.errno != errno.ELOOP:
+        if error.errno not in (errno.ELOOP, errno.ENOTDIR):  # a link, as a file or folder
             raise
         os.stat(path)  # a broken link raises its own reason (no such file, a loop)
         raise LoadError("a symbolic link where a file was found (links are not followed "

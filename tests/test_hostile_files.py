@@ -4,6 +4,8 @@ found, a run of letters without a space. Each is a real file on disk, indexed fo
 
 import json
 import os
+import subprocess
+import sys
 import time
 import zlib
 from contextlib import closing
@@ -16,7 +18,8 @@ from qa.cli import main
 from qa.documents import NAME_NOT_UTF8, LoadError, load
 from qa.embedding import load_embedder
 from qa.ingest import Outcome, find, prepare
-from tests.test_bad_files import docx_with_paragraphs
+from tests.servers import ENV, ROOT
+from tests.test_bad_files import _without_root_file_access, docx_with_paragraphs
 
 GOOD_TEXT = "The orchard has forty apple trees and one old pear tree."
 
@@ -204,6 +207,25 @@ def test_a_folder_swapped_for_a_link_after_it_was_found_is_not_read(found):
     file.parent.symlink_to(outside)
 
     assert _prepare(file).status == "failed"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to give a folder to another user")
+def test_a_file_in_a_folder_one_may_pass_through_but_not_list_is_read(tmp_path):
+    """Folders are opened to pass through (O_PATH), as a path is walked, not to be listed:
+    /home/alice at 0711 does not keep Bob from /home/alice/public/notes.txt."""
+    home = tmp_path / "alice"
+    (home / "public").mkdir(parents=True)
+    (home / "public" / "notes.txt").write_text(GOOD_TEXT)
+    os.chmod(tmp_path, 0o755)
+    os.chown(home, 65534, 65534)
+    os.chmod(home, 0o711)
+    read = ("from pathlib import Path; from qa.documents import open_regular; "
+            f"print(open_regular(Path({str(home / 'public' / 'notes.txt')!r})).read().decode())")
+
+    done = subprocess.run([sys.executable, "-c", read], env={**ENV, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, preexec_fn=_without_root_file_access)
+
+    assert (done.returncode, done.stdout.strip()) == (0, GOOD_TEXT), done.stderr
 
 
 # -- 11. a run of letters without spaces ----------------------------------------------------
