@@ -5,7 +5,10 @@ end a sentence), corrected for table rows (`qa.tables`), each of which is one se
 a named field after a semicolon goes on with it, and a line ending in a full stop
 before a line that opens with a named field ends it. Chunks are budgeted in the
 embedding model's own tokens, so the model never silently truncates one; a sentence
-longer than the budget is cut at whitespace. Neighbouring chunks share up to
+longer than the budget is cut at whitespace. A span counts as at least one token per
+CHARS_PER_TOKEN characters, so that a chunk is bounded in characters too: the model
+reads a run of letters without spaces, however long, as one unknown token. Neighbouring
+chunks share up to
 `overlap_tokens` of whole sentences.
 Chunks never cross a page boundary, so each has one page.
 
@@ -32,6 +35,7 @@ TokenCounter = Callable[[Sequence[str]], list[int]]
 BLOCK_CHARS = 50_000  # text given to syntok at once; no real sentence is this long
 COUNT_BATCH_CHARS = 100_000  # text whose tokens are counted in one tokenizer call
 _SPACES = (" ", "\n", "\t", "\r")  # where a too-long span may be cut
+CHARS_PER_TOKEN = 10  # prose has 4 to 5 characters a token; a chunk holds at most 10 a token
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +162,7 @@ def _fit_sentences(
     fitted: list[int] = []
     for span, count in zip(sentences, _counts(_texts(text, sentences), count_tokens),
                            strict=True):
+        count = _size(count, span)
         if count <= max_tokens:
             spans.append(span)
             fitted.append(count)
@@ -166,6 +171,11 @@ def _fit_sentences(
                 spans.append(piece)
                 fitted.append(piece_count)
     return spans, fitted
+
+
+def _size(tokens: int, span: Span) -> int:
+    """A span's size in the budget: its tokens, and at least one per CHARS_PER_TOKEN chars."""
+    return max(tokens, -(-(span[1] - span[0]) // CHARS_PER_TOKEN))
 
 
 def _texts(text: str, spans: Sequence[Span]) -> Iterator[str]:
@@ -197,11 +207,16 @@ def _pieces(
     a tokenizer joining words finds too long after all is cut again, counted whole.
     """
     def whole(a: int, b: int) -> int:
-        return count_tokens([text[a:b]])[0]
+        return _size(count_tokens([text[a:b]])[0], (a, b))
 
-    pieces = _cut(text, span, _word_sums(text, span, count_tokens), max_tokens)
+    def summed(a: int, b: int) -> int:
+        return _size(word_sums(a, b), (a, b))
+
+    word_sums = _word_sums(text, span, count_tokens)
+    pieces = _cut(text, span, summed, max_tokens)
     fitted = []
     for piece, count in zip(pieces, _counts(_texts(text, pieces), count_tokens), strict=True):
+        count = _size(count, piece)
         if count <= max_tokens:
             fitted.append((piece, count))
         else:

@@ -431,7 +431,7 @@ def _docs(args: argparse.Namespace) -> int:
                       "indexed_at": d.indexed_at} for d in documents])
         return 0
     for d in documents:
-        print(f"{d.path}\t{d.chunks} chunks\tindexed {d.indexed_at}")
+        print(f"{_printable(d.path)}\t{d.chunks} chunks\tindexed {d.indexed_at}")
     print(f"{len(documents)} documents")
     return 0
 
@@ -442,9 +442,9 @@ def _remove(args: argparse.Namespace) -> int:
     for path in args.paths:
         removed = index.remove(path)
         if removed:
-            print(f"removed {removed} document(s) at {path}")
+            print(f"removed {removed} document(s) at {_printable(path)}")
         else:
-            print(f"qa: not in the index: {path}", file=sys.stderr)
+            print(f"qa: not in the index: {_printable(path)}", file=sys.stderr)
             status = 1
     return status
 
@@ -505,12 +505,20 @@ def _mcp(args: argparse.Namespace) -> int:
 
 def _place(hit, start: int, end: int) -> str:
     page = f", page {hit.page}" if hit.page else ""
-    return f"{hit.source}{page}, chars {start}-{end}"
+    return f"{_printable(hit.source)}{page}, chars {start}-{end}"
 
 
 def _printable(path: str) -> str:
-    """A path on one line: newlines and other control characters escaped."""
-    return path if path.isprintable() else path.encode("unicode_escape").decode("ascii")
+    """A path on one line, printable in any terminal: newlines and other control characters
+    escaped (\\n), and so are the bytes of a name that are not UTF-8 (\\xe9)."""
+    return "".join(c if c.isprintable() else _escaped(c) for c in path)
+
+
+def _escaped(character: str) -> str:
+    code = ord(character)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as os.fsdecode holds it
+        return f"\\x{code - 0xDC00:02x}"
+    return character.encode("unicode_escape").decode("ascii")
 
 
 def _one_line(text: str) -> str:

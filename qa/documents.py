@@ -12,6 +12,7 @@ a text layer by OCR (`qa.loaders.ocr`) unless it is turned off. Table rows are w
 as returned here.
 """
 
+import errno
 import io
 import os
 import re
@@ -19,11 +20,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from html import parser as html_parser
 from pathlib import Path
-from typing import Any
+from stat import S_ISREG
+from typing import Any, BinaryIO
 
 from qa.errors import LoadError
 from qa.loaders import ebooks, email, ocr, opendocument, rtf, sheets, slides, zipcheck
 from qa.reflow import reflow
+from qa.settings import Settings
 from qa.tables import table_lines
 
 SUPPORTED_EXTENSIONS = frozenset({
@@ -36,6 +39,7 @@ _BOMS = (
 )
 _PAGE_BREAK = "\n\n"
 LINK_OUTSIDE = "links outside the folders given"
+NAME_NOT_UTF8 = "the name is not valid UTF-8 (rename it to index it)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +94,17 @@ def find_files(paths: Iterable[str | os.PathLike]) -> Iterator[Found]:
     paths); a link leading elsewhere is passed over, with the reason LINK_OUTSIDE.
     Hidden files and folders (such as an index folder or .git) are passed over
     silently; files of unsupported types are found too, so the caller can report them.
+    A file or folder whose name is not valid UTF-8 is passed over with NAME_NOT_UTF8
+    (an index stores paths as UTF-8 text), once for a whole folder.
     """
     roots = [canonical(p) for p in paths]
     seen: set[Path] = set()
     for root in roots:
-        for found in _walk(root, roots) if root.is_dir() else [Found(root, True)]:
+        if not is_utf8(root):
+            found_here: Iterable[Found] = [Found(root, True, NAME_NOT_UTF8)]
+        else:
+            found_here = _walk(root, roots) if root.is_dir() else [Found(root, True)]
+        for found in found_here:
             if found.path not in seen:
                 seen.add(found.path)
                 yield Found(found.path, found.path in roots, found.skip)
@@ -103,7 +113,10 @@ def find_files(paths: Iterable[str | os.PathLike]) -> Iterator[Found]:
 def _walk(folder: Path, roots: list[Path]) -> Iterator[Found]:
     """The files in `folder`, and its links (to files or folders) with what they lead to."""
     for place, dirs, files in os.walk(folder):  # does not descend into linked folders
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(n for n in dirs + files if not (n.startswith(".") or is_utf8(n))):
+            yield Found(Path(place, name), False, NAME_NOT_UTF8)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and is_utf8(d))
+        files = [f for f in files if is_utf8(f)]
         linked = [d for d in dirs if os.path.islink(os.path.join(place, d))]
         for name in sorted(n for n in files + linked if not n.startswith(".")):
             path = Path(place, name)
@@ -119,16 +132,65 @@ def _walk(folder: Path, roots: list[Path]) -> Iterator[Found]:
                 yield Found(target, False)
 
 
+# a folder opened to pass through, not to list: O_PATH needs no read permission on it
+_FOLDER = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """The regular file at `path` (absolute and canonical, as `find_files` gives it), opened
+    for reading without following a symbolic link anywhere along the path.
+
+    Whatever is checked next is checked through the open file, so the file cannot be
+    swapped between the check and the read: a file replaced by a link (to /dev/zero, to
+    a file outside the folders) after it was found is refused, not read. OSError for a
+    broken link (its own reason) or any other file that cannot be opened; LoadError for
+    a link that works, or anything else that is not a regular file (a pipe, a device).
+    """
+    folder = os.open(path.anchor, _FOLDER)
+    try:
+        for part in path.parts[1:-1]:
+            inner = os.open(part, _FOLDER, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        # O_NONBLOCK: opening a named pipe does not wait for a writer
+        fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+    except OSError as error:
+        if error.errno not in (errno.ELOOP, errno.ENOTDIR):  # a link, as a file or folder
+            raise
+        os.stat(path)  # a broken link raises its own reason (no such file, a loop)
+        raise LoadError("a symbolic link where a file was found (links are not followed "
+                        "here: the path changed while it was being indexed)") from error
+    finally:
+        os.close(folder)
+    if not S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise LoadError("not a regular file")
+    return os.fdopen(fd, "rb")
+
+
 def is_within(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
+
+
+def is_utf8(path: str | os.PathLike) -> bool:
+    """Whether the path's bytes are valid UTF-8 (else Python holds the others as lone
+    surrogates, which no UTF-8 text, SQLite's or Milvus's, can store)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def is_supported(path: Path) -> bool:
     return path.suffix.lower() in SUPPORTED_EXTENSIONS
 
 
-def load(path: Path, data: bytes, use_ocr: bool = True) -> Document:
-    """Extract the text of `data`, the bytes of the file at `path`; LoadError if it has none.
+def load(
+    path: Path, data: bytes, use_ocr: bool = True, max_chars: int = Settings().max_chars
+) -> Document:
+    """Extract the text of `data`, the bytes of the file at `path`; LoadError if it has none
+    or more than `max_chars` characters (a PDF is refused as soon as it could have more).
 
     use_ocr: read images, and PDF pages without a text layer, by OCR."""
     suffix = path.suffix.lower()
@@ -136,8 +198,13 @@ def load(path: Path, data: bytes, use_ocr: bool = True) -> Document:
     if loader is None:
         raise LoadError(f"unsupported file type {path.suffix or '(none)'!r}")
     try:
+        options: dict[str, Any] = {}
         if suffix in _TAKE_OCR:
-            title, text, page_starts = loader(data, use_ocr)
+            options["use_ocr"] = use_ocr
+        if suffix in _BOUNDED:
+            options["max_chars"] = max_chars
+        if options:
+            title, text, page_starts = loader(data, **options)
         else:
             title, text, page_starts = loader(data)
     except LoadError:
@@ -151,7 +218,15 @@ def load(path: Path, data: bytes, use_ocr: bool = True) -> Document:
         raise LoadError(f"unreadable {kind} file: {_reason(error)}") from error
     if not text.strip():
         raise LoadError("no text to index (the file is empty or has no text layer)")
+    if len(text) > max_chars:
+        raise _text_too_long(f"the text of this file is {len(text):,} characters, over "
+                            f"{max_chars:,}")
     return Document(str(path), title.strip(), text, page_starts)
+
+
+def _text_too_long(what: str) -> LoadError:
+    return LoadError(f"{what}; the limit is one character of text per byte of max_file_mb "
+                     "(qa index --max-file-mb)")
 
 
 def decode_text(data: bytes) -> str:
@@ -411,7 +486,7 @@ def _all_text(html: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def _load_pdf(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
+def _load_pdf(data: bytes, use_ocr: bool, max_chars: int) -> tuple[str, str, tuple[int, ...]]:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
@@ -419,7 +494,7 @@ def _load_pdf(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             raise LoadError("encrypted PDF (a password is needed to read it)")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = _page_texts(reader, max_chars)
         pages = reflow(ocr.read_blank_pages(data, pages) if use_ocr else pages)
         title = (reader.metadata.title if reader.metadata else None) or ""
     except (PdfReadError, ValueError, KeyError, TypeError) as error:
@@ -429,6 +504,48 @@ def _load_pdf(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
         starts.append(offset)
         offset += len(page) + len(_PAGE_BREAK)
     return title, _PAGE_BREAK.join(pages), tuple(starts)
+
+
+def _page_texts(reader, max_chars: int) -> list[str]:
+    """The text of each page, refusing the PDF as soon as it could pass `max_chars`.
+
+    Pages can share one content stream, and a stream that packs to kilobytes can unpack
+    to tens of megabytes, so the file's size says nothing of its text. Before a page's
+    text is extracted, the decoded size of its content streams is added to a running
+    total (a stream shared by pages counted for each), which must stay within
+    `max_chars`: a character of text takes at least a byte of content. The characters
+    extracted are counted as they come too (a font can map one byte to many characters,
+    a page can draw a form many times).
+    """
+    content = chars = 0
+
+    def count(text: str, *_) -> None:
+        nonlocal chars
+        chars += len(text)
+        if chars > max_chars:
+            raise _text_too_long(f"the text of this PDF would exceed {max_chars:,} characters")
+
+    pages = []
+    for page in reader.pages:
+        content += _content_size(page)
+        if content > max_chars:
+            raise _text_too_long(
+                f"the text of this PDF could exceed {max_chars:,} characters: its pages hold "
+                f"{content / 1e6:.1f} MB of content (a stream shared by pages counted for each)")
+        pages.append(page.extract_text(visitor_text=count) or "")
+    return pages
+
+
+def _content_size(page) -> int:
+    """The decoded size in bytes of a page's content streams (pypdf keeps what it decoded
+    for the text extraction that follows)."""
+    from pypdf.generic import ArrayObject, StreamObject
+
+    contents = page.get("/Contents")
+    contents = contents.get_object() if contents is not None else ArrayObject()
+    streams = [s.get_object() for s in (contents if isinstance(contents, ArrayObject)
+                                        else [contents])]
+    return sum(len(s.get_data()) for s in streams if isinstance(s, StreamObject))
 
 
 def _load_docx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
@@ -528,4 +645,5 @@ _LOADERS: dict[str, Callable[..., tuple[str, str, tuple[int, ...]]]] = {
     ".mbox": email.load_mbox,
     **dict.fromkeys(ocr.IMAGE_EXTENSIONS, ocr.load_image),
 }
-_TAKE_OCR = frozenset({".pdf", ".eml", ".mbox", *ocr.IMAGE_EXTENSIONS})  # loader(data, use_ocr)
+_TAKE_OCR = frozenset({".pdf", ".eml", ".mbox", *ocr.IMAGE_EXTENSIONS})  # loader(use_ocr=)
+_BOUNDED = frozenset({".pdf"})  # loader(max_chars=): stops before its text passes it

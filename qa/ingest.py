@@ -23,7 +23,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from stat import S_ISREG
 from typing import Literal
 
 import numpy as np
@@ -39,6 +38,7 @@ from qa.documents import (
     is_supported,
     is_within,
     load,
+    open_regular,
 )
 from qa.embedding import Embedder, threads_shared
 from qa.settings import Settings
@@ -138,21 +138,17 @@ def prepare(
         reason = f"unsupported file type {file.suffix or '(none)'!r}"
         return Outcome(str(file), "failed" if named else "skipped", reason)
     try:
-        stat = file.stat()
-        if not S_ISREG(stat.st_mode):
-            raise LoadError("not a regular file")
-        if known and (known.size, known.mtime) == (stat.st_size, stat.st_mtime):
-            return Outcome(str(file), "unchanged")
-        if stat.st_size > settings.max_file_mb * 1e6:
-            raise LoadError(
-                f"the file is {stat.st_size / 1e6:.1f} MB; the limit is "
-                f"{settings.max_file_mb:g} MB (max_file_mb, qa index --max-file-mb)"
-            )
-        data = file.read_bytes()
+        with open_regular(file) as opened:  # checked and read through one descriptor
+            stat = os.fstat(opened.fileno())
+            if known and (known.size, known.mtime) == (stat.st_size, stat.st_mtime):
+                return Outcome(str(file), "unchanged")
+            _check_size(stat.st_size, settings)
+            data = opened.read(int(settings.max_file_mb * 1e6) + 1)  # it may have grown
+        _check_size(len(data), settings)
         state = FileState(stat.st_size, stat.st_mtime, hashlib.sha256(data).hexdigest())
         if known and known.sha256 == state.sha256:
             return Outcome(str(file), "unchanged", touch=state)
-        document = load(file, data, settings.ocr)
+        document = load(file, data, settings.ocr, settings.max_chars)
     except (OSError, LoadError) as error:
         why = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         log.info("failed: %s: %s", file, why)
@@ -160,6 +156,12 @@ def prepare(
     prefix, budget = _prefix_and_budget(document, settings, embedder)
     chunks = chunk_document(document, embedder.count_tokens, budget, settings.overlap_tokens)
     return Prepared(document, state, prefix, chunks, known is not None)
+
+
+def _check_size(size: int, settings: Settings) -> None:
+    if size > settings.max_file_mb * 1e6:
+        raise LoadError(f"the file is {size / 1e6:.1f} MB; the limit is "
+                        f"{settings.max_file_mb:g} MB (max_file_mb, qa index --max-file-mb)")
 
 
 Progress = Callable[[int, int], None]  # called as progress(passages embedded, to embed)

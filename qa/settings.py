@@ -24,6 +24,7 @@ class Settings:
     max_file_mb: larger files are skipped with a message saying so, which keeps
         the memory and time one file can take bounded (a 25 MB text file is
         about six million tokens, over half an hour of embedding on a laptop CPU).
+        It bounds the text taken from one file too (`max_chars`).
     ocr: read images, and PDF pages without a text layer, by OCR (slow: seconds a page).
     """
 
@@ -54,3 +55,10 @@ class Settings:
             raise QAError(f"batch_size must be at least 1, got {self.batch_size}")
         if self.max_file_mb <= 0:
             raise QAError(f"max_file_mb must be positive, got {self.max_file_mb}")
+
+    @property
+    def max_chars(self) -> int:
+        """The most characters of text one file may give: as many as a plain text file of
+        max_file_mb holds, whatever the format (a small PDF or .docx can unpack to far
+        more text than its size)."""
+        return int(self.max_file_mb * 1e6)

@@ -66,7 +66,8 @@ def _milvus():
     except ImportError as error:
         raise QAError("the Milvus backend needs pymilvus: pip install 'qa[milvus]'") from error
     logging.getLogger("pymilvus").setLevel(logging.CRITICAL)  # errors become QAErrors here
-    logging.getLogger("grpc._server").setLevel(logging.CRITICAL)  # Milvus Lite's own noise
+    for noisy in ("grpc._server", "milvus_lite"):  # Milvus Lite's own tracebacks
+        logging.getLogger(noisy).setLevel(logging.CRITICAL)
     return pymilvus
 
 
@@ -105,7 +106,7 @@ class MilvusBackend:
                        for name in ("meta", "documents", "texts", "chunks", "sentences")}
         pymilvus = _milvus()
         if uri.endswith(".db"):
-            Path(uri).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _private_folder(Path(uri))
         try:
             self._client = pymilvus.MilvusClient(uri, token=token or "")
         except Exception as error:
@@ -455,6 +456,16 @@ class MilvusBackend:
 
 _DOCUMENT_FIELDS = {"id", "path", "version", "title", "sha256", "size", "mtime", "indexed_at",
                     "chunks", "unused"}
+
+
+def _private_folder(path: Path) -> None:
+    """Milvus Lite keeps its files in a folder at the `.db` path, readable by all (0755 and
+    0644): a new one is made here first, private (0700), as an index folder is."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as error:
+        raise QAError(f"cannot make the Milvus Lite folder {path}: "
+                      f"{error.strerror or error}") from error
 
 
 def _reason(error: Exception) -> str:
