@@ -102,7 +102,7 @@ def test_a_question_word_has_the_index_own_rarity_with_or_without_its_accents(se
 
 def test_a_bad_file_is_reported_and_the_rest_indexed(tmp_path, seed_copy):
     (seed_copy / "broken.docx").write_bytes(b"not a zip")
-    (seed_copy / "photo.png").write_bytes(b"\x89PNG")
+    (seed_copy / "song.mp3").write_bytes(b"ID3")
     index = Index.create(tmp_path / "index")
 
     report = index.add([seed_copy])
@@ -111,7 +111,7 @@ def test_a_bad_file_is_reported_and_the_rest_indexed(tmp_path, seed_copy):
     assert [reason for _, reason in report.failed] == [
         "not a valid .docx file: File is not a zip file"
     ]
-    assert [path for path, _ in report.skipped] == [str(seed_copy / "photo.png")]
+    assert [path for path, _ in report.skipped] == [str(seed_copy / "song.mp3")]
 
 
 def test_opening_with_another_model_says_how_to_rebuild(seed_index_path):
