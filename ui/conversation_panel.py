@@ -60,11 +60,13 @@ class ConversationPanel:
             self.export = gr.JSON(visible=False)
         return fold
 
-    def keep(self, conversation: str, request: gr.Request | None, question: str, shown: str,
-             answer: dict[str, Any]) -> None:
-        """Store a turn of the chat, if the page is in a conversation (API calls are not)."""
+    def keep(self, conversation: str, request: gr.Request | None, position: int, question: str,
+             shown: str, answer: dict[str, Any]) -> None:
+        """Store turn `position` of the chat, if the page is in a conversation (API calls
+        are not)."""
         if is_id(conversation) and self.allowed(request):
-            self.store.add_turn(user_of(request), conversation, question, shown, answer)
+            self.store.add_turn(user_of(request), conversation, position, question, shown,
+                                answer)
 
     def wire(self, demo: gr.Blocks, chat: gr.ChatInterface) -> None:
         """The panel's events, and the chat's: reopen on load, new on Clear, list refreshed
