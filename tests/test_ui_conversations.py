@@ -55,6 +55,11 @@ def test_a_conversation_survives_a_reload_and_a_restart(browser, index, tmp_path
         ask(page, "Where were protestors gathered?")
         reopened(page)
         assert page.locator("#qa-chat .qa-answer").count() == 2
+        page.locator("#qa-chat button[aria-label=Undo]").click()  # takes back the last question
+        page.wait_for_function("document.querySelectorAll('#qa-chat .qa-answer').length == 1")
+        page.wait_for_timeout(1000)
+        reopened(page)
+        assert page.locator("#qa-chat .qa-answer").count() == 1
         page.context.close()
     mode = stat.S_IMODE((index / CONVERSATIONS).stat().st_mode)
     assert mode == 0o600, oct(mode)
@@ -135,10 +140,12 @@ def test_markdown_export_cites_title_file_page_and_quote(tmp_path):
     assert "- [1] LA news (la.txt, page 2): “Martinez resigned.”" in markdown
 
 
-def test_a_retried_question_replaces_the_turns_from_there_on(tmp_path):
+def test_retry_replaces_and_undo_drops_the_last_turns(tmp_path):
     store = ConversationStore(tmp_path)
     conversation = new_id()
     for position, question in enumerate(["First?", "Second?", "Third?"]):
         store.add_turn("", conversation, position, question, "<div>a</div>", ANSWER)
     store.add_turn("", conversation, 1, "Second again?", "<div>b</div>", ANSWER)
     assert [t.question for t in store.turns("", conversation)] == ["First?", "Second again?"]
+    store.truncate("", conversation, 1)  # Undo
+    assert [t.question for t in store.turns("", conversation)] == ["First?"]

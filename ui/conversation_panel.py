@@ -76,11 +76,18 @@ class ConversationPanel:
         demo.load(self.restore, [self.remembered, self.search], opened, **PRIVATE)
         self.new.click(self.start, self.search, opened, **PRIVATE)
         chat.chatbot.clear(self.start, self.search, opened, **PRIVATE)
+        chat.chatbot.undo(self.undo, self.current, None, **PRIVATE)
         self.search.change(self.refresh, [self.current, self.search], self.listing, **PRIVATE)
         chat.chatbot.change(self.refresh, [self.current, self.search], self.listing,
                             trigger_mode="always_last", **PRIVATE)
         self.listing.click(self.act, [self.current, self.search], [*opened, self.export],
                            **PRIVATE).then(None, self.export, None, js=DOWNLOAD_JS, **PRIVATE)
+
+    def undo(self, current: str, event: gr.UndoData, request: gr.Request) -> None:
+        """The chat's Undo takes back the last question: so does the store (`event.index` is
+        the question's message; each turn is a question and an answer)."""
+        if is_id(current) and self.allowed(request) and isinstance(event.index, int):
+            self.store.truncate(user_of(request), current, event.index // 2)
 
     def restore(self, remembered: Any, search: str, request: gr.Request) -> tuple:
         """On load: the conversation this browser was in, or a new one."""
