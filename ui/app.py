@@ -374,7 +374,8 @@ def wire_documents(app: ChatApp, demo: gr.Blocks, panels: dict, chatbot: gr.Chat
 
 
 def fold_on_phones(width: float) -> list:
-    """Fold the documents and settings panels on narrow screens, so the chat comes first."""
+    """Fold the documents, settings and conversations panels on narrow screens, so the chat
+    comes first."""
     return [gr.update(open=not 0 < width < PHONE_WIDTH)] * 3
 
 

@@ -80,8 +80,7 @@ def title_of(title: str, text: str | None, path: str) -> str:
 def answer_html(text: str, found: bool = True) -> str:
     """The answer (possibly partial, while streaming) with styled [n] markers."""
     body = _MARKER.sub(
-        r'<button type="button" class="qa-cite" title="Show source \1" aria-label="Source \1">'
-        r"&#91;\1&#93;</button>",
+        r'<button type="button" class="qa-cite" title="Show source \1">&#91;\1&#93;</button>',
         escape(text),
     )
     css = "qa-answer" if found else "qa-answer qa-notfound"
