@@ -12,13 +12,13 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from tests.servers import ENV, ROOT
 
 from qa import BackendConfig, Index, Settings
 from qa.cli import main
 from qa.documents import NAME_NOT_UTF8, LoadError, load
 from qa.embedding import load_embedder
 from qa.ingest import Outcome, find, prepare
+from tests.helpers import ENV, ROOT
 from tests.test_bad_files import _without_root_file_access, docx_with_paragraphs
 
 GOOD_TEXT = "The orchard has forty apple trees and one old pear tree."
@@ -210,6 +210,7 @@ def test_a_folder_swapped_for_a_link_after_it_was_found_is_not_read(found):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to give a folder to another user")
+@pytest.mark.process
 def test_a_file_in_a_folder_one_may_pass_through_but_not_list_is_read(tmp_path):
     """Folders are opened to pass through (O_PATH), as a path is walked, not to be listed:
     /home/alice at 0711 does not keep Bob from /home/alice/public/notes.txt."""

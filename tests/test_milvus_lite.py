@@ -9,9 +9,12 @@ import tempfile
 from contextlib import closing
 from pathlib import Path
 
-from tests.servers import ENV, ROOT
+import pytest
 
 from qa import BackendConfig, Index
+from tests.helpers import ENV, ROOT
+
+pytestmark = [pytest.mark.milvus, pytest.mark.process]
 
 
 def test_milvus_lite_files_at_a_custom_uri_are_private(tmp_path):

@@ -302,9 +302,10 @@ def test_a_document_previews_and_is_removed_only_once_confirmed(page, server):
     row = document_row(page, "payload.txt")
     row.locator(".qa-doc-open").click()
     page.wait_for_function(
-        "() => document.querySelector('#qa-preview').innerText.includes('quokka festival')"
+        "() => document.querySelector('#qa-documents .qa-preview')?.innerText"
+        ".includes('quokka festival')"
     )
-    assert "payload.txt" in page.inner_text("#qa-preview .qa-doc-where")
+    assert "payload.txt" in page.inner_text("#qa-documents .qa-preview .qa-doc-where")
 
     page.once("dialog", lambda dialog: dialog.dismiss())
     row.locator(".qa-doc-remove").click()

@@ -57,6 +57,11 @@ def test_a_conversation_survives_a_reload_and_a_restart(browser, index, tmp_path
         ask(page, "Where were protestors gathered?")
         reopened(page)
         assert page.locator("#qa-chat .qa-answer").count() == 2
+        page.locator("#qa-chat button[aria-label=Undo]").click()  # takes back the last question
+        page.wait_for_function("document.querySelectorAll('#qa-chat .qa-answer').length == 1")
+        page.wait_for_timeout(1000)
+        reopened(page)
+        assert page.locator("#qa-chat .qa-answer").count() == 1
         page.context.close()
     mode = stat.S_IMODE((index / CONVERSATIONS).stat().st_mode)
     assert mode == 0o600, oct(mode)
@@ -114,13 +119,13 @@ def test_history_list_renames_searches_exports_and_deletes_only_once_confirmed(
 def test_no_user_sees_or_changes_another_users_conversations(tmp_path):
     store = ConversationStore(tmp_path)
     mine, theirs = new_id(), new_id()
-    store.add_turn("ann", mine, "Who resigned?", "<div>shown</div>", ANSWER)
-    store.add_turn("bob", theirs, "What is it?", "<div>other</div>", ANSWER)
+    store.add_turn("ann", mine, 0, "Who resigned?", "<div>shown</div>", ANSWER)
+    store.add_turn("bob", theirs, 0, "What is it?", "<div>other</div>", ANSWER)
     assert [c.id for c in store.conversations("ann")] == [mine]
     assert store.turns("bob", mine) == [] and store.conversations("bob", "who resigned") == []
     store.rename("bob", mine, "taken")
     store.delete("bob", mine)
-    store.add_turn("bob", mine, "Appended?", "<div>x</div>", ANSWER)  # bob's own, apart
+    store.add_turn("bob", mine, 0, "Appended?", "<div>x</div>", ANSWER)  # bob's own, apart
     assert [t.question for t in store.turns("ann", mine)] == ["Who resigned?"]
     assert store.conversations("ann")[0].title == "Who resigned?"
     assert store.conversations("", "") == []  # nor does a page without a login
@@ -131,7 +136,18 @@ def test_markdown_export_cites_title_file_page_and_quote(tmp_path):
 
     store = ConversationStore(tmp_path)
     conversation = new_id()
-    store.add_turn("", conversation, "Who?", "<div>shown</div>", ANSWER)
+    store.add_turn("", conversation, 0, "Who?", "<div>shown</div>", ANSWER)
     markdown = as_markdown(store.conversation("", conversation), store.turns("", conversation))
     assert "## Who?\n\nMartinez resigned. [1]\n" in markdown
     assert "- [1] LA news (la.txt, page 2): “Martinez resigned.”" in markdown
+
+
+def test_retry_replaces_and_undo_drops_the_last_turns(tmp_path):
+    store = ConversationStore(tmp_path)
+    conversation = new_id()
+    for position, question in enumerate(["First?", "Second?", "Third?"]):
+        store.add_turn("", conversation, position, question, "<div>a</div>", ANSWER)
+    store.add_turn("", conversation, 1, "Second again?", "<div>b</div>", ANSWER)
+    assert [t.question for t in store.turns("", conversation)] == ["First?", "Second again?"]
+    store.truncate("", conversation, 1)  # Undo
+    assert [t.question for t in store.turns("", conversation)] == ["First?"]

@@ -96,10 +96,10 @@ class ChatApp:
         if not message.strip():
             yield render.answer_html("Type a question about your documents.", found=False)
             return
-        written = ""
+        written, earlier = "", history_pairs(history)
         try:
             response = self.index.ask_stream(
-                message, history=history_pairs(history), k=check_k(k),
+                message, history=earlier, k=check_k(k),
                 mode=check_choice("answer mode", mode, ANSWER_MODES))
             for piece in response:  # an LLM's answer, as it is written
                 written += piece
@@ -112,7 +112,8 @@ class ChatApp:
             return
         shown = (render.answer_html(answer.text, answer.found) + render.checks_html(answer)
                  + render.COPY_BUTTON + sources)
-        self.history.keep(conversation, request, message, shown, answer.to_dict())
+        self.history.keep(conversation, request, turns_before(history), message, shown,
+                          answer.to_dict())
         yield shown
 
     def ask(self, question: str, k: int = 5, mode: str = "extractive") -> dict:
@@ -145,12 +146,14 @@ class ChatApp:
 
     # -- documents -------------------------------------------------------------
 
-    def documents(self) -> tuple[str, Any]:
-        """The documents list, and example questions about the latest documents."""
+    def documents(self, preview: tuple[str, str] | None = None) -> tuple[str, Any]:
+        """The documents list (with a (path, preview) under its row), and example questions
+        about the latest documents."""
         docs = sorted(self.index.documents(), key=lambda d: self.label(d).lower())
         latest = sorted(docs, key=lambda d: d.indexed_at, reverse=True)[:EXAMPLES]
         examples = [{"text": f"What is “{self.label(d)}” about?"} for d in latest]
-        return render.documents_html(docs, self.label), gr.update(examples=examples or None)
+        listing = render.documents_html(docs, self.label, preview)
+        return listing, gr.update(examples=examples or None)
 
     def label(self, document: DocumentInfo) -> str:
         """A document's title, or else the start of its first line."""
@@ -168,18 +171,20 @@ class ChatApp:
         data = event._data or {}
         path, action = str(data.get("document") or ""), data.get("action")
         if action == "remove":
-            return (*self.remove(path, request), "")
+            return self.remove(path, request)
         if action != "preview":
-            return gr.skip(), gr.skip(), gr.skip(), gr.skip()
-        return gr.skip(), gr.skip(), gr.skip(), self.preview(path)
+            return gr.skip(), gr.skip(), gr.skip()
+        return self.preview(path)
 
-    def preview(self, path: str) -> str:
-        """The start of an indexed document's text."""
+    def preview(self, path: str) -> tuple:
+        """The documents list with the start of an indexed document's text under its row:
+        (status, list, examples)."""
         document = next((d for d in self.index.documents() if d.path == path), None)
         if document is None:
-            return render.status_html([(False, "That document is not indexed.")])
+            return render.status_html([(False, "That document is not indexed.")]), *self.documents()
         text = self.index.document_text(path) or ""
-        return render.preview_html(document, self.label(document), text)
+        shown = render.preview_html(document, self.label(document), text)
+        return gr.skip(), *self.documents((path, shown))
 
     def add_files(
         self,
@@ -315,6 +320,14 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
+def turns_before(history: Any) -> int:
+    """How many questions the client's chat history holds (the turn this one is), counted
+    without reading their text."""
+    if not isinstance(history, list):
+        return 0
+    return sum(isinstance(m, dict) and m.get("role") == "user" for m in history)
+
+
 def history_pairs(history: Any) -> list[tuple[str, str]]:
     """The chat messages (OpenAI style) a follow-up can refer to, as (question, answer)
     pairs for Index.ask. The history comes from the client: it is cut to its last
@@ -358,7 +371,8 @@ def build_app(
     app = ChatApp(index_dir, max_upload_mb, llm, backend, allowed_hosts)
     title = "qa · chat with your documents"
     with CheckedBlocks(title=title, fill_height=True, delete_cache=CACHE_CLEANUP) as demo:
-        gr.HTML(HEADER)
+        gr.HTML(HEADER, js_on_load=(HERE / "behaviour.js").read_text(),
+                accept=",".join(sorted(uploads.SUPPORTED)))  # the file types to offer
         with gr.Row(equal_height=False, elem_classes="qa-main"):
             with gr.Column(scale=2, min_width=300, elem_classes="qa-side"):
                 conversations = app.history.build()
@@ -377,10 +391,9 @@ def build_app(
 
 
 def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict, list]:
-    """Documents (list, preview, upload, status) and Settings, each in a fold."""
+    """Documents (list with previews, upload, status) and Settings, each in a fold."""
     with gr.Accordion("Documents", open=True, elem_id="qa-documents-panel") as documents:
         table = gr.HTML(elem_id="qa-documents", js_on_load=(HERE / "documents.js").read_text())
-        preview = gr.HTML(elem_id="qa-preview")
         files = gr.File(label="Add documents", show_label=False, file_count="multiple",
                         elem_id="qa-upload", height=110)
         gr.HTML(
@@ -397,7 +410,7 @@ def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict
         mode = gr.Radio(modes, value="extractive", label="Answer mode", elem_id="qa-mode")
         if not app.index.llm:
             gr.HTML(LLM_HELP, elem_id="qa-llm-help")
-    panels = {"table": table, "preview": preview, "files": files, "status": status,
+    panels = {"table": table, "files": files, "status": status,
               "folds": [documents, settings_fold]}
     return panels, [k, mode]
 
@@ -408,7 +421,7 @@ def wire_documents(app: ChatApp, demo: gr.Blocks, panels: dict, chatbot: gr.Chat
     listing = [table, chatbot]  # the list, and example questions about it
     private: dict[str, Any] = {"api_visibility": "private"}
     demo.load(app.documents, None, listing, **private)
-    table.click(app.document_action, None, [status, *listing, panels["preview"]],
+    table.click(app.document_action, None, [status, *listing],
                 show_progress_on=table, **private)
     files.upload(None, None, status, js="() => ''", **private)  # clear the last upload's lines
     files.upload(app.add_files, files, [status, *listing, files], show_progress_on=files,
@@ -416,7 +429,8 @@ def wire_documents(app: ChatApp, demo: gr.Blocks, panels: dict, chatbot: gr.Chat
 
 
 def fold_on_phones(width: float) -> list:
-    """Fold the documents and settings panels on narrow screens, so the chat comes first."""
+    """Fold the documents, settings and conversations panels on narrow screens, so the chat
+    comes first."""
     return [gr.update(open=not 0 < width < PHONE_WIDTH)] * 3
 
 
@@ -440,7 +454,6 @@ def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
         elem_id="qa-question",
         submit_btn=True,
         stop_btn=True,
-        autofocus=True,
     )
     return gr.ChatInterface(
         app.respond,
@@ -485,8 +498,11 @@ def serve(
     app = build_app(index_dir, max_upload_mb, llm, backend, allowed_hosts)
     guard = Middleware(Guard, allowed_hosts=allowed_hosts, max_file_bytes=max_upload_mb * 2**20,
                        upload_folder=Path(get_upload_folder()))
-    app.queue(default_concurrency_limit=CONCURRENCY).launch(
+    demo = app.queue(default_concurrency_limit=CONCURRENCY)
+    _, url, _ = demo.launch(
         app_kwargs={"middleware": [guard]},
+        quiet=True,  # Gradio's banner ends with a share=True hint, which does not apply
+        prevent_thread_lock=True,
         server_name=host,
         server_port=port,
         auth=auth,
@@ -498,6 +514,8 @@ def serve(
         footer_links=["api"],
         run_history=False,
     )
+    print(f"qa serve: the chat is at {url}", flush=True)
+    demo.block_thread()
 
 
 def exposure_warning(host: str, auth: tuple[str, str] | None) -> str | None:

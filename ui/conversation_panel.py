@@ -60,11 +60,13 @@ class ConversationPanel:
             self.export = gr.JSON(visible=False)
         return fold
 
-    def keep(self, conversation: str, request: gr.Request | None, question: str, shown: str,
-             answer: dict[str, Any]) -> None:
-        """Store a turn of the chat, if the page is in a conversation (API calls are not)."""
+    def keep(self, conversation: str, request: gr.Request | None, position: int, question: str,
+             shown: str, answer: dict[str, Any]) -> None:
+        """Store turn `position` of the chat, if the page is in a conversation (API calls
+        are not)."""
         if is_id(conversation) and self.allowed(request):
-            self.store.add_turn(user_of(request), conversation, question, shown, answer)
+            self.store.add_turn(user_of(request), conversation, position, question, shown,
+                                answer)
 
     def wire(self, demo: gr.Blocks, chat: gr.ChatInterface) -> None:
         """The panel's events, and the chat's: reopen on load, new on Clear, list refreshed
@@ -74,11 +76,18 @@ class ConversationPanel:
         demo.load(self.restore, [self.remembered, self.search], opened, **PRIVATE)
         self.new.click(self.start, self.search, opened, **PRIVATE)
         chat.chatbot.clear(self.start, self.search, opened, **PRIVATE)
+        chat.chatbot.undo(self.undo, self.current, None, **PRIVATE)
         self.search.change(self.refresh, [self.current, self.search], self.listing, **PRIVATE)
         chat.chatbot.change(self.refresh, [self.current, self.search], self.listing,
                             trigger_mode="always_last", **PRIVATE)
         self.listing.click(self.act, [self.current, self.search], [*opened, self.export],
                            **PRIVATE).then(None, self.export, None, js=DOWNLOAD_JS, **PRIVATE)
+
+    def undo(self, current: str, event: gr.UndoData, request: gr.Request) -> None:
+        """The chat's Undo takes back the last question: so does the store (`event.index` is
+        the question's message; each turn is a question and an answer)."""
+        if is_id(current) and self.allowed(request) and isinstance(event.index, int):
+            self.store.truncate(user_of(request), current, event.index // 2)
 
     def restore(self, remembered: Any, search: str, request: gr.Request) -> tuple:
         """On load: the conversation this browser was in, or a new one."""

@@ -101,10 +101,11 @@ class ConversationStore:
                        (name, secrets.token_urlsafe(24)))
             return db.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()[0]
 
-    def add_turn(self, user: str, conversation: str, question: str, shown: str,
+    def add_turn(self, user: str, conversation: str, position: int, question: str, shown: str,
                  answer: dict[str, Any]) -> None:
-        """Keep a question and its answer at the end of a conversation (made if new,
-        titled by its first question)."""
+        """Keep a question and its answer as turn `position` (from 0) of a conversation
+        (made if new, titled by its first question); the turns from there on are replaced,
+        as when the chat's Retry asks the last question again."""
         asked = now()
         with self._db() as db:
             db.execute(
@@ -112,12 +113,18 @@ class ConversationStore:
                 "DO UPDATE SET updated_at = excluded.updated_at",
                 (user, conversation, short_title(question), asked, asked),
             )
+            _drop_turns(db, user, conversation, position)
             db.execute(
                 "INSERT INTO turns SELECT ?, ?, coalesce(max(position), -1) + 1, ?, ?, ?, ? "
                 "FROM turns WHERE user = ? AND conversation = ?",
                 (user, conversation, question, shown, json.dumps(answer), asked,
                  user, conversation),
             )
+
+    def truncate(self, user: str, conversation: str, turns: int) -> None:
+        """Keep only a conversation's first `turns` turns (the chat's Undo)."""
+        with self._db() as db:
+            _drop_turns(db, user, conversation, turns)
 
     def turns(self, user: str, conversation: str) -> list[Turn]:
         """A conversation's turns, in order ([] for an id this user does not have)."""
@@ -163,6 +170,11 @@ class ConversationStore:
     def delete(self, user: str, conversation: str) -> None:
         with self._db() as db:
             db.execute("DELETE FROM conversations WHERE user = ? AND id = ?", (user, conversation))
+
+
+def _drop_turns(db: sqlite3.Connection, user: str, conversation: str, start: int) -> None:
+    db.execute("DELETE FROM turns WHERE user = ? AND conversation = ? AND position >= ?",
+               (user, conversation, start))
 
 
 def short_title(question: str) -> str:

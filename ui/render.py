@@ -83,7 +83,7 @@ def title_of(title: str, text: str | None, path: str) -> str:
 def answer_html(text: str, found: bool = True) -> str:
     """The answer (possibly partial, while streaming) with styled [n] markers."""
     body = _MARKER.sub(
-        r'<span class="qa-cite" title="Show source \1">&#91;\1&#93;</span>',
+        r'<button type="button" class="qa-cite" title="Show source \1">&#91;\1&#93;</button>',
         escape(text),
     )
     css = "qa-answer" if found else "qa-answer qa-notfound"
@@ -224,13 +224,23 @@ def _trim_right(text: str, cut: bool) -> str:
     return text[: text.rfind(" ")] + "…" if cut and " " in text else text
 
 
-def documents_html(documents: Sequence[DocumentInfo], label: Callable[[DocumentInfo], str]) -> str:
+def documents_html(
+    documents: Sequence[DocumentInfo], label: Callable[[DocumentInfo], str],
+    preview: tuple[str, str] | None = None,
+) -> str:
     """The indexed files, each with its title (`label`), folder and name, passages, when
-    indexed, and buttons to preview or remove it."""
+    indexed, and buttons to preview or remove it; `preview` is (path, preview_html) to show
+    under that document's row."""
     if not documents:
         return '<div class="qa-docs-empty">No documents yet. Upload some below.</div>'
-    rows = "".join(_document_row(d, label(d)) for d in documents)
-    return f'<ul class="qa-docs">{rows}</ul>'
+    shown, html = preview or ("", "")
+    rows = "".join(
+        _document_row(d, label(d))
+        + (f'<li class="qa-doc-preview">{html}</li>' if d.path == shown else "")
+        for d in documents
+    )
+    count = "1 document" if len(documents) == 1 else f"{len(documents)} documents"
+    return f'<div class="qa-docs-count">{count}</div><ul class="qa-docs">{rows}</ul>'
 
 
 def _document_row(document: DocumentInfo, label: str) -> str:
@@ -241,7 +251,8 @@ def _document_row(document: DocumentInfo, label: str) -> str:
         f'<li class="qa-doc" data-path="{target}">'
         f'<button class="qa-doc-open" data-path="{target}" title="Preview">'
         f'<span class="qa-doc-title">{escape(label)}</span>'
-        f'<span class="qa-doc-where">{escape(path.name)} · {escape(str(path.parent))}</span>'
+        f'<span class="qa-doc-where"><span class="qa-doc-file">{escape(path.name)}</span> · '
+        f"{escape(str(path.parent))}</span>"
         f'<span class="qa-doc-meta">{passages} · indexed {when(document.indexed_at)}</span>'
         "</button>"
         f'<button class="qa-doc-remove" data-path="{target}" data-name="{escape(path.name)}" '
@@ -258,7 +269,9 @@ def preview_html(document: DocumentInfo, label: str, text: str) -> str:
     return (
         f'<div class="qa-preview"><div class="qa-preview-title">{escape(label)}</div>'
         f'<div class="qa-doc-where">{escape(document.path)}</div>'
-        f'<div class="qa-preview-text">{readable(shown)}</div>{tail}</div>'
+        f'<div class="qa-preview-text">{readable(shown)}</div>{tail}'
+        '<button class="qa-preview-close" type="button" title="Close the preview" '
+        'aria-label="Close the preview">✕</button></div>'
     )
 
 
