@@ -65,6 +65,7 @@ _NOT_HAPPENED = frozenset((
     "should", "would", "could", "might", "may", "must", "unless",
 ))
 DOER_SPAN = 3  # words before the verb where the doer's name may stand
+_CLAUSE_BREAK = re.compile(r"[;:]")
 # a noun made from the verb names the act but does not say it happened ("his resignation")
 _NOUN_ENDINGS = ("tion", "sion", "ment", "ance", "ence", "al")
 _TIME = re.compile(
@@ -165,9 +166,14 @@ def names_the_doer(question: str, verb: str, text: str) -> float:
     """Whether the sentence says the asked verb happened and names, just before it,
     someone the question does not: "Martinez and Herrera have since resigned", but not "he
     has no plans to resign", "they called for Herrera to resign", "if Herrera resigns" or
-    "calling for de León's resignation"."""
+    "calling for de León's resignation". The name stands in the verb's clause: in a table
+    row ("Team: Finance; Lead: Tomas Lind") "Lead" names a column, not a deed."""
     asked = {word.lower() for word in WORD.findall(question)}
-    words = WORD.findall(text)
+    return float(any(_doer_in_clause(asked, verb, WORD.findall(clause))
+                     for clause in _CLAUSE_BREAK.split(text)))
+
+
+def _doer_in_clause(asked: set[str], verb: str, words: list[str]) -> bool:
     for i, word in enumerate(words):
         before = words[max(i - DOER_SPAN, 0):i]
         if index_term(word) != index_term(verb) or any(
@@ -175,8 +181,8 @@ def names_the_doer(question: str, verb: str, text: str) -> float:
                 word.lower().endswith(_NOUN_ENDINGS) and len(word) > len(verb)):
             continue
         if any(w[0].isupper() and w.lower() not in asked | STOPWORDS for w in before):
-            return 1.0
-    return 0.0
+            return True
+    return False
 
 
 def yes_no_subject(question: str) -> frozenset[str]:

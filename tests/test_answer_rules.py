@@ -210,3 +210,10 @@ def test_a_question_names_what_a_passage_must_hold(question, names):
 ])
 def test_a_line_is_a_label_only_when_no_sentence_goes_on_from_it(line, following, label):
     assert _is_label(line, following) == label
+
+
+def test_a_column_name_in_a_table_row_is_no_deed():
+    question = "Who leads the Design team?"
+
+    assert kinds.names_the_doer(question, "leads", "Team: Finance; Lead: Tomas Lind.") == 0.0
+    assert kinds.names_the_doer(question, "leads", "Clara Osei leads it since March.") == 1.0

@@ -49,6 +49,16 @@ def test_metrics_count_as_the_docstring_says():
     assert stricter["refused_impossible"] == pytest.approx(1 / 2)
 
 
+def test_figures_are_given_per_article_as_leave_one_out_folds():
+    def outcome(article, right):
+        return squad.Outcome(True, True, right, right, right, 0.9, 0.01, article)
+
+    folds = squad.by_article([outcome("A", True), outcome("B", False), outcome("A", False)])
+
+    assert list(folds) == ["A", "B"]
+    assert folds["A"]["quote@1"] == pytest.approx(1 / 2) and folds["B"]["quote@1"] == 0.0
+
+
 def test_qa_eval_squad_runs_the_product_on_the_file(tmp_path, capsys):
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps(DATA), encoding="utf-8")
@@ -61,6 +71,7 @@ def test_qa_eval_squad_runs_the_product_on_the_file(tmp_path, capsys):
     assert (result["answerable"], result["impossible"]) == (2, 1)
     assert result["quote@1"] == 1.0 and result["false_refusal"] == 0.0
     assert result["refused_impossible"] == 1.0
+    assert result["articles"]["Pelican_Bay"]["quote@1"] == 1.0  # each article's figures
     assert plot.stat().st_size > 10_000
     corpus = (tmp_path / "cache" / "corpus" / "Pelican_Bay.md").read_text()
     assert corpus.startswith("# Pelican Bay\n\nThe Pelican Bay lighthouse")

@@ -1,0 +1,35 @@
+"""A part of the everyday evaluation set (benchmarks/everyday) as a test: summaries,
+yes/no, list and fact questions over ordinary office files, and a refusal.
+
+The table questions need table rows that name their columns (qa/tables.py in every
+loader), so they are left to `benchmarks/everyday/run.py`.
+"""
+
+import sys
+
+import pytest
+
+from qa import Index
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks" / "everyday"))
+
+from documents import write_documents  # noqa: E402
+from run import failure, load_questions  # noqa: E402
+
+QUESTIONS = [q for q in load_questions({"summary", "yes_no", "list", "fact", "unanswerable"})
+             if "needs" not in q][1::2]
+
+
+@pytest.fixture(scope="module")
+def everyday(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("everyday")
+    write_documents(folder / "documents")
+    index = Index.build([folder / "documents"], path=folder / "index")
+    yield index
+    index.close()
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q["question"])
+def test_an_everyday_question_gets_the_answer_it_needs(everyday, question):
+    assert failure(everyday, question) is None
