@@ -1,5 +1,5 @@
-"""The keyword query's words: every word of the question (before issue 21) against its
-informative words (stopwords left out), on answers and retrieval, paired.
+"""The keyword query's words: every word of the question (before issue 21) against every
+word but those half the passages or more hold, on answers and retrieval, paired.
 
 Both rules run in one process on the same index, one after the other per part (the
 same questions, the same vectors), so only the keyword query differs:
@@ -30,8 +30,14 @@ from qa.backends.sqlite import keyword_query  # noqa: E402
 from qa.index import Index  # noqa: E402
 from qa.settings import Settings  # noqa: E402
 
-RULES = {"every word (before)": every_word_query, "informative words": keyword_query}
 SQUAD_FIGURES = ("quote@1", "quote@any", "passage@5", "false_refusal", "refused_impossible")
+
+
+def rules(index: Index) -> dict:
+    """The keyword query of every word (before issue 21) and the product's, in `index`."""
+    store = index.backend.store()
+    return {"every word (before)": every_word_query,
+            "common words out": lambda text, _=None: keyword_query(text, store)}
 
 
 def beir(dataset: Path, cache: Path) -> None:
@@ -39,7 +45,7 @@ def beir(dataset: Path, cache: Path) -> None:
     index = Index.open(cache / "index")
     print(f"{dataset.name}: {len(queries)} queries, load {os.getloadavg()[0]:.1f}")
     print(f"{'rule':<24}{'mode':<9}{'nDCG@10':>9}{'recall@10':>11}{'MRR@10':>9}")
-    for name, rule in RULES.items():
+    for name, rule in rules(index).items():
         with keyword_rule(rule):
             results = evaluate.evaluate_beir(index, queries, qrels, ["hybrid", "keyword"])
         for mode, figures in results.items():
@@ -57,16 +63,22 @@ def squad_articles(path: Path) -> None:
         index.add([Path(folder) / "corpus"])
         print(f"\n{path.name}: {len(articles)} articles, load {os.getloadavg()[0]:.1f}")
         print(f"{'article':<24}{'rule':<22}" + "".join(f"{f:>19}" for f in SQUAD_FIGURES))
-        for article in [*articles, None]:
-            for name, rule in RULES.items():
-                asked = articles if article is None else [article]
+        every: dict[str, list] = {name: [] for name in rules(index)}
+        for article in articles:
+            for name, rule in rules(index).items():
                 with keyword_rule(rule):
-                    outcomes = squad.ask_all(index, asked)
-                figures = squad.metrics(squad.refuse_below(outcomes, threshold))
-                title = "all" if article is None else article.title
-                print(f"{title[:23]:<24}{name:<22}"
-                      + "".join(f"{figures[f]:>19.3f}" for f in SQUAD_FIGURES), flush=True)
+                    outcomes = squad.ask_all(index, [article])
+                every[name] += outcomes
+                print_squad(article.title, name, outcomes, threshold)
+        for name, outcomes in every.items():
+            print_squad("all", name, outcomes, threshold)
         index.close()
+
+
+def print_squad(title: str, rule: str, outcomes: list, threshold: float) -> None:
+    figures = squad.metrics(squad.refuse_below(outcomes, threshold))
+    print(f"{title[:23]:<24}{rule:<22}" + "".join(f"{figures[f]:>19.3f}" for f in SQUAD_FIGURES),
+          flush=True)
 
 
 def main() -> None:

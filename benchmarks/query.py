@@ -14,7 +14,7 @@ is cached, is timed on its own. For every query it times, in turn:
 * `index.search(q, k=10)` (hybrid: dense + FTS5 BM25, fused);
 * `index.ask(q)` (search with the default k, then the extractive answer);
 * `index.ask(q)` with the keyword query of before issue 21 (every word of the
-  question, stopwords included), alternating with the one above;
+  question, however common), alternating with the one above;
 * `index.ask(q)` again with the question's vector cached (a repeated question);
 * the stages of `ask` one by one, replicated with the product's own functions
   (embed, FAISS, keyword query, fusion, fetching the hits, fetching the
@@ -143,7 +143,7 @@ class Stages:
         return ms
 
 
-def every_word_query(question: str) -> str | None:
+def every_word_query(question: str, store=None) -> str | None:
     """The FTS5 query of before issue 21: every distinct word of the question, quoted."""
     import re
 

@@ -9,7 +9,7 @@ folder that `qa.Index` opens as any other:
   its passage's plus noise;
 * text: 100 words per passage (two sentences of 50) drawn from a Zipf-Mandelbrot
   distribution (p(r) ~ 1 / (r + 2.7)), as word frequencies in English text follow:
-  the top ranks are the English stopwords (`qa.backends.STOPWORDS`), then 50,000
+  the top ranks are the English stopwords (`qa.question_kinds.STOPWORDS`), then 50,000
   made-up words;
 * questions: "what is the A of B in C D?", A-D four words drawn at random from the
   non-stopwords of one sentence of a random passage (so as common as the text's own).
@@ -43,10 +43,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from ann_choice import ClusteredSource  # noqa: E402
 from query import Stages, timed  # noqa: E402
 
-from qa.backends import STOPWORDS  # noqa: E402
 from qa.backends.sqlite import DATABASE, VECTORS  # noqa: E402
 from qa.backends.sqlite.store import Store  # noqa: E402
 from qa.backends.sqlite.vectors import APPROX_MIN, VectorIndex  # noqa: E402
+from qa.question_kinds import STOPWORDS  # noqa: E402
 from qa.settings import DEFAULT_MODEL  # noqa: E402
 
 CHUNKS_PER_DOCUMENT = 10

@@ -41,25 +41,28 @@ def test_hostile_text_gets_an_answer_or_a_plain_refusal(seed_index, text):
         assert (answer.text, answer.citations) == (NOT_FOUND, ())
 
 
-def test_keyword_query_quotes_every_informative_word():
+def test_keyword_query_quotes_every_word():
     assert keyword_query('resign* AND "recording" NEAR(x)') == (
-        '"resign" OR "recording" OR "near" OR "x"'
+        '"resign" OR "and" OR "recording" OR "near" OR "x"'
     )
     assert keyword_query("?!* ()") is None
 
 
-def test_a_question_of_only_stopwords_is_searched_by_all_its_words():
-    assert keyword_query("Who are The Who?") == '"who" OR "are" OR "the"'
+def test_keyword_search_leaves_out_words_half_the_passages_hold(tmp_path):
+    from qa import Index
 
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in {"harbour": "The ferries left the harbour at dawn.",
+                       "council": "The council met on Monday.",
+                       "market": "The market opens at six."}.items():
+        (docs / f"{name}.txt").write_text(text)
+    index = Index.build([docs], path=tmp_path / "index")
 
-def test_keyword_search_finds_only_passages_with_the_questions_informative_words(seed_index):
-    hits = seed_index.search("what was the name of the Eagle Rock house?", k=1000,
-                             mode="keyword")
-
-    assert hits and all(
-        any(word in hit.text.lower() for word in ("eagle", "rock", "name", "house"))
-        for hit in hits
-    )
+    found = index.search("the harbour", k=10, mode="keyword")
+    assert [hit.source for hit in found] == [str(docs / "harbour.txt")]  # not every "the"
+    assert len(index.search("the at", k=10, mode="keyword")) == 3  # all common: all words
+    index.close()
 
 
 def test_stemming_matches_other_forms_of_a_word(seed_index):

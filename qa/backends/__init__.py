@@ -20,7 +20,6 @@ from pathlib import Path
 from qa.backends.base import (
     KINDS,
     MAX_KEYWORDS,
-    STOPWORDS,
     Backend,
     BackendConfig,
     BackendKind,
@@ -29,13 +28,12 @@ from qa.backends.base import (
     FileState,
     Kind,
     SentenceRow,
-    keywords,
 )
 
 __all__ = [
-    "KINDS", "MAX_KEYWORDS", "STOPWORDS", "Backend", "BackendConfig", "BackendKind", "ChunkRow",
+    "KINDS", "MAX_KEYWORDS", "Backend", "BackendConfig", "BackendKind", "ChunkRow",
     "DocumentInfo", "FileState", "Kind", "SentenceRow", "exists", "in_folder", "kind_of",
-    "keywords", "open_backend", "own_files",
+    "open_backend", "own_files",
 ]
 
 

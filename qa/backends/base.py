@@ -7,7 +7,7 @@ each other.
 """
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol, cast
@@ -21,32 +21,6 @@ from qa.errors import QAError
 Kind = Literal["sqlite", "milvus"]
 KINDS: tuple[Kind, ...] = ("sqlite", "milvus")
 MAX_KEYWORDS = 64  # distinct words of a question that a keyword search uses
-# Words a keyword search leaves out of a question: NLTK's English stopwords (contraction
-# fragments such as "don" and "t" included, as \w+ splits "don't"), less "won" and "ma",
-# which are words of their own. Nearly every passage holds some of them, so matching
-# them made the search score almost the whole index, while BM25 gives them nearly no
-# weight.
-_STOPWORDS_TEXT = """
-i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
-she her hers herself it its itself they them their theirs themselves what which who whom
-this that these those am is are was were be been being have has had having do does did
-doing a an the and but if or because as until while of at by for with about against
-between into through during before after above below to from up down in out on off over
-under again further then once here there when where why how all any both each few more
-most other some such no nor not only own same so than too very s t can will just don
-should now d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn mightn mustn
-needn shan shouldn wasn weren wouldn
-"""
-STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
-
-
-def keywords(words: Iterable[str]) -> list[str]:
-    """The distinct words (lower-case) of a question that a keyword search looks for: the
-    informative ones, stopwords left out, or all of them if it has no other; at most
-    MAX_KEYWORDS. The search's cost then follows the question's rarer words, not the
-    size of the index."""
-    distinct = list(dict.fromkeys(words))
-    return ([word for word in distinct if word not in STOPWORDS] or distinct)[:MAX_KEYWORDS]
 
 
 @dataclass(frozen=True, slots=True)

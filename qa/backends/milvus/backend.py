@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.backends.base import ChunkRow, DocumentInfo, FileState, SentenceRow, keywords
+from qa.backends.base import MAX_KEYWORDS, ChunkRow, DocumentInfo, FileState, SentenceRow
 from qa.chunking import Chunk
 from qa.documents import Document
 from qa.errors import QAError
@@ -71,12 +71,11 @@ def _milvus():
     return pymilvus
 
 
-def stems(text: str, query: bool = False) -> str:
-    """The text as FTS5's porter tokenizer sees it: lower-case, unaccented Porter stems;
-    of a query, only its `keywords`."""
+def stems(text: str, limit: int | None = None) -> str:
+    """The text as FTS5's porter tokenizer sees it: lower-case, unaccented Porter stems."""
     words = _WORD.findall(unaccented(text.lower()))
-    if query:
-        words = keywords(words)
+    if limit is not None:  # a query: each distinct word once
+        words = list(dict.fromkeys(words))[:limit]
     return " ".join(stem(word) for word in words)
 
 
@@ -270,7 +269,7 @@ class MilvusBackend:
     def keyword_search(
         self, queries: Sequence[str], k: int, within: Sequence[str] | None = None
     ) -> list[list[int]]:
-        query_stems = [stems(query, query=True) for query in queries]
+        query_stems = [stems(query, MAX_KEYWORDS) for query in queries]
         asked = [i for i, s in enumerate(query_stems) if s]
         found = self._search([query_stems[i] for i in asked], "sparse", "BM25", k, within)
         results: list[list[int]] = [[] for _ in queries]

@@ -23,12 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.backends.base import ChunkRow, DocumentInfo, FileState, SentenceRow, keywords
+from qa.backends.base import MAX_KEYWORDS, ChunkRow, DocumentInfo, FileState, SentenceRow
 from qa.backends.sqlite.store import Store
 from qa.backends.sqlite.vectors import VectorIndex
 from qa.chunking import Chunk
 from qa.documents import Document
 from qa.locking import try_write_lock
+from qa.stemming import index_term
 
 log = logging.getLogger(__name__)
 DATABASE = "index.sqlite3"
@@ -37,13 +38,20 @@ FILES = (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-shm", VECTORS, "vectors.tmp")
 _WORD = re.compile(r"\w+")
 
 
-def keyword_query(text: str) -> str | None:
-    """An FTS5 MATCH expression: any of the text's `keywords`, each quoted; None if it has
-    none.
+def keyword_query(text: str, store: Store | None = None) -> str | None:
+    """An FTS5 MATCH expression: any of the text's words, each quoted, but those that half
+    or more of the passages in `store` hold; all of them if every one is that common;
+    None if it has none.
 
-    Quoting every word means no user text can be read as FTS5 syntax.
+    BM25 gives such a common word no weight (FTS5 clamps its IDF, negative from half the
+    passages on, to about zero), yet matching it made FTS5 score most of the index on
+    every question: left out, only the order of passages that match nothing else can
+    change. Quoting every word means no user text can be read as FTS5 syntax.
     """
-    words = keywords(word.lower() for word in _WORD.findall(text))
+    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(text)))[:MAX_KEYWORDS]
+    if store is not None and words:
+        holding, passages = store.term_frequencies([index_term(word) for word in words])
+        words = [word for word in words if 2 * holding[index_term(word)] < passages] or words
     return " OR ".join(f'"{word}"' for word in words) or None
 
 
@@ -95,8 +103,8 @@ class SQLiteBackend:
     def keyword_search(
         self, queries: Sequence[str], k: int, within: Sequence[str] | None = None
     ) -> list[list[int]]:
-        matches = [keyword_query(query) for query in queries]
         store = self.store()
+        matches = [keyword_query(query, store) for query in queries]
         return [store.keyword_search(match, k, within) if match else [] for match in matches]
 
     def store(self) -> Store:
