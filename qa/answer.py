@@ -194,12 +194,14 @@ class Signals:
 def compose_answer(
     question: str, query_vector: np.ndarray, hits: Sequence[Hit],
     sentences: Sequence[SentenceRow], min_score: float,
-    term_frequencies: tuple[Mapping[str, int], int],
+    term_frequencies: tuple[Mapping[str, int], int], asked: str | None = None,
 ) -> Answer:
     """Quote the sentences of the top hits that best answer the question, or say none does.
 
     term_frequencies: how many passages of the index hold each of
         `question_terms(question)`, and how many passages it has.
+    asked: the user's own question when `question` adds earlier turns to it (a follow-up):
+        the names it holds must be in the passages, not those of the earlier turns.
     """
     question_asked = _is_question(question)
     passages = ANSWER_PASSAGES if question_asked else CLAIM_PASSAGES
@@ -216,7 +218,7 @@ def compose_answer(
     if question_asked:
         signals = _signals(question, wanted, candidates, similarities, _blend(idf, candidates))
         score = max(s.similarity + COVERED_BONUS * (s.coverage >= 1.0) for s in signals)
-        if score < min_score or _names_unknown(question, wanted, known | held):
+        if score < min_score or _names_unknown(asked or question, wanted, known | held):
             return Answer(question, NOT_FOUND, False, (), score=score)
         chosen = _best_two(signals, similarities, min_score)
     else:  # a claim: see CLAIM_PASSAGES

@@ -246,7 +246,7 @@ class Index:
         terms = question_terms(query)
         frequencies = self.backend.term_frequencies(terms) if terms else ({}, 0)
         extractive = compose_answer(query, query_vectors[0], hits, sentences,
-                                    self.settings.min_score, frequencies)
+                                    self.settings.min_score, frequencies, asked=question)
         extractive = replace(extractive, question=question)
         if llm is None or not extractive.found:  # nothing relevant: no need to ask a model
             yield extractive
