@@ -17,7 +17,8 @@ at indexing time, so no model is called:
 They are quoted in document order, each cited like any quote. Which document: one the
 question names (its title or file name), the one a follow-up refers to ("this
 article", "it", "Summarize."), or the whole collection, a few sentences from each of
-its largest documents.
+its largest documents. A subject in quotes names a document (the web chat suggests
+'What is “<a document's title or first line>” about?').
 """
 
 import re
@@ -49,6 +50,7 @@ _DOCUMENT_NOUNS = frozenset((
     "document", "article", "file", "report", "paper", "handbook", "manual", "guide", "memo",
     "story", "policy", "page", "notes", "minutes", "pdf", "letter", "brochure", "faq",
 ))
+_QUOTES = "\"'“‘«„"
 _NAME_NOISE = frozenset(("document", "article", "file", "text", "pdf", "docx", "md", "txt"))
 
 
@@ -76,7 +78,8 @@ def documents_to_summarize(
     if named:
         return named
     nouns = {index_term(word) for word in _DOCUMENT_NOUNS}
-    if outright or any(index_term(word) in nouns for word in content_words(subject)):
+    quoted = subject[:1] in _QUOTES  # 'What is “Harbour notes” about?' names a document
+    if outright or quoted or any(index_term(w) in nouns for w in content_words(subject)):
         path = find(subject)
         return [path] if path else None
     return None

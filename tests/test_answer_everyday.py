@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from qa import Index
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 sys.path.insert(0, str(ROOT / "benchmarks" / "everyday"))
 

@@ -166,3 +166,14 @@ def test_a_question_naming_what_no_document_holds_is_refused(notes_index, questi
     answer = notes_index.ask(question)
 
     assert not answer.found and answer.citations == ()
+
+
+def test_a_name_only_an_earlier_turn_held_does_not_refuse_a_follow_up(notes_index):
+    # the follow-up is searched with the earlier question, whose "Birmingham" no document
+    # holds; the follow-up itself names nothing missing, so it is answered
+    history = [("Which Birmingham museum is the oldest?",
+                notes_index.ask("Which Birmingham museum is the oldest?").text)]
+
+    answer = notes_index.ask("When did it open in the old customs house?", history=history)
+
+    assert answer.found and "1902" in answer.citations[0].quote

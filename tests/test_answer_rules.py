@@ -217,3 +217,10 @@ def test_a_column_name_in_a_table_row_is_no_deed():
 
     assert kinds.names_the_doer(question, "leads", "Team: Finance; Lead: Tomas Lind.") == 0.0
     assert kinds.names_the_doer(question, "leads", "Clara Osei leads it since March.") == 1.0
+
+
+def test_a_subject_in_quotes_names_a_document_even_without_its_title():
+    subject = kinds.summary_subject("What is “Four volunteers rescued the maps…” about?")
+
+    assert documents_to_summarize(*subject, DOCUMENTS, referred=lambda: None,
+                                  find=lambda text: "/d/found.txt") == ["/d/found.txt"]

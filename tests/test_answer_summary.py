@@ -95,6 +95,15 @@ def test_summarize_this_article_is_never_refused(seed_index):
         assert _exact(seed_index, answer)
 
 
+def test_the_web_chats_suggestion_for_an_untitled_document_is_answered_by_its_summary(
+        seed_index):
+    # the chat suggests 'What is “<title, or the start of the first line>” about?'
+    answer = seed_index.ask("What is “Los Angeles City Councilmember Kevin de León told…” "
+                            "about?")
+
+    assert len(answer.citations) == 3 and _exact(seed_index, answer)
+
+
 def test_a_question_about_what_something_was_about_is_not_a_summary(office):
     # it asks about a petition, so it is answered (or refused) as any question is: the
     # news' summary, which opens with its lead, would not mention the petition first
