@@ -61,7 +61,7 @@ class Asker:
         query_vectors, results = self.search([query], max(k, ANSWER_PASSAGES), "hybrid", within)
         hits = results[0]
         if not hits and not self.backend.documents():  # listed only when nothing is found
-            return Response.of(Answer(question, NO_DOCUMENTS, False, ()))
+            return Response.of(Answer(question, NO_DOCUMENTS, False, (), notice=NO_DOCUMENTS))
         sentences = self.backend.sentences([hit.chunk_id for hit in hits])
         terms = question_terms(query)
         frequencies = self.backend.term_frequencies(terms) if terms else ({}, 0)

@@ -400,7 +400,7 @@ def _ask(args: argparse.Namespace) -> int:
             print(f"\n({answer.removed_markers} citation(s) of passages that do not exist "
                   f"were removed:)\n{answer.text}")
     else:
-        if answer.notice:
+        if answer.notice and answer.notice != answer.text:
             print(f"\n\n{answer.notice}\n")
         print(answer.text)
     for citation in answer.citations:

@@ -29,7 +29,7 @@ def test_the_python_api_says_no_documents_are_indexed_yet(empty_index):
         index.close()
 
     assert (answer.found, answer.text, answer.citations) == (False, NO_DOCUMENTS, ())
-    assert "qa index FOLDER" in answer.text
+    assert answer.notice == NO_DOCUMENTS and "qa index FOLDER" in answer.notice
 
 
 def test_once_documents_are_removed_the_cli_says_so_again(tmp_path, seed_copy, capsys):
@@ -43,7 +43,10 @@ def test_once_documents_are_removed_the_cli_says_so_again(tmp_path, seed_copy, c
     assert main(["--index", index, "ask", "Who has resigned?", "--json"]) == 0
 
     answer = json.loads(capsys.readouterr().out)
-    assert (answer["found"], answer["answer"]) == (False, NO_DOCUMENTS)
+    assert (answer["found"], answer["answer"], answer["notice"]) == (False, NO_DOCUMENTS,
+                                                                      NO_DOCUMENTS)
+    assert main(["--index", index, "ask", "Who has resigned?"]) == 0
+    assert capsys.readouterr().out.count("No documents are indexed yet") == 1
 
 
 @pytest.mark.process

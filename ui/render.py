@@ -94,7 +94,7 @@ def checks_html(answer: Answer) -> str:
     """The notice of a fallback (its technical cause folded away), and the LLM claims
     that their sources do not support."""
     notes = []
-    if answer.notice:
+    if answer.notice and answer.notice != answer.text:  # else the answer says it already
         notes.append(
             '<div class="qa-notice">The language model could not answer, so this answer '
             "quotes the documents.<details><summary>Why</summary>"
