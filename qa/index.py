@@ -253,8 +253,9 @@ class Index:
     def _search(
         self, queries: list[str], k: int, mode: Mode, within: Sequence[str | Path] | None = None
     ) -> tuple[np.ndarray, list[list[Hit]]]:
+        query_vectors = self._embedder.embed(queries)
         paths = None if within is None else [str(canonical(p)) for p in within]
-        return search(self.backend, self._embedder.embed, queries, k, mode, paths)
+        return query_vectors, search(self.backend, query_vectors, queries, k, mode, paths)
 
     # -- writing -----------------------------------------------------------------
 
