@@ -6,6 +6,10 @@ same questions, the same vectors), so only the keyword query differs:
 
 * SciFact (BEIR): nDCG@10, recall@10 and MRR@10 of hybrid and keyword search, on an
   index built by `qa eval beir DIR --index CACHE_DIR` (only read);
+* the keyword stage's cost on that index (`--cost`): each rule's FTS5 query for 50
+  candidates, the rules alternating query by query, p50 / mean ms and the share of
+  chunks matched; with rules leaving out words held by a quarter, a tenth and a
+  twentieth of the passages, for comparison;
 * SQuAD: quote@1, quote@any, passage@5, false refusals and refused unanswerable
   questions per article, each asked against the index of all articles, as
   `qa eval squad` does (the product's refusal threshold; the index is built here).
@@ -38,6 +42,49 @@ def rules(index: Index) -> dict:
     store = index.backend.store()
     return {"every word (before)": every_word_query,
             "common words out": lambda text, _=None: keyword_query(text, store)}
+
+
+def share_rule(store, share: float):
+    """Every word but those `share` of the passages or more hold (for comparison)."""
+    import re
+
+    from qa.stemming import index_term
+
+    def query(text: str, _=None) -> str | None:
+        words = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", text)))
+        holding, passages = store.term_frequencies([index_term(w) for w in words])
+        kept = [w for w in words if holding[index_term(w)] < share * passages] or words
+        return " OR ".join(f'"{w}"' for w in kept) or None
+
+    return query
+
+
+def cost(dataset: Path, cache: Path) -> None:
+    import statistics
+    import time
+
+    _, queries, _ = evaluate.load_beir(dataset)
+    index = Index.open(cache / "index")
+    store = index.backend.store()
+    compared = {**rules(index), **{f"held by >= {s} out": share_rule(store, s)
+                                   for s in (0.25, 0.1, 0.05)}}
+    times: dict[str, list[float]] = {name: [] for name in compared}
+    texts = list(queries.values())
+    for i, text in enumerate(texts):
+        for name in compared if i % 2 else list(compared)[::-1]:
+            start = time.perf_counter()
+            store.keyword_search(compared[name](text, store), 50)
+            times[name].append((time.perf_counter() - start) * 1e3)
+    chunks = store._chunk_count()
+    print(f"\nkeyword stage, {len(texts)} queries, load {os.getloadavg()[0]:.1f}")
+    print(f"{'rule':<24}{'p50 ms':>9}{'mean ms':>9}{'matched':>9}")
+    for name, values in times.items():
+        matched = statistics.median(store._query(
+            "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+            (compared[name](text, store),))[0][0] for text in texts)
+        print(f"{name:<24}{statistics.median(values):>9.2f}{statistics.fmean(values):>9.2f}"
+              f"{matched / chunks:>9.1%}")
+    index.close()
 
 
 def beir(dataset: Path, cache: Path) -> None:
@@ -86,10 +133,13 @@ def main() -> None:
     parser.add_argument("--beir", type=Path, help="BEIR folder (corpus.jsonl, queries.jsonl, "
                                                   "qrels/test.tsv)")
     parser.add_argument("--index", type=Path, help="the --index CACHE_DIR of `qa eval beir`")
+    parser.add_argument("--cost", action="store_true", help="time the keyword stage too")
     parser.add_argument("--squad", type=Path, help="a SQuAD-format JSON file")
     args = parser.parse_args()
     if args.beir:
         beir(args.beir, args.index)
+    if args.beir and args.cost:
+        cost(args.beir, args.index)
     if args.squad:
         squad_articles(args.squad)
 

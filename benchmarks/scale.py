@@ -9,10 +9,10 @@ folder that `qa.Index` opens as any other:
   its passage's plus noise;
 * text: 100 words per passage (two sentences of 50) drawn from a Zipf-Mandelbrot
   distribution (p(r) ~ 1 / (r + 2.7)), as word frequencies in English text follow:
-  the top ranks are the English stopwords (`qa.question_kinds.STOPWORDS`), then 50,000
+  the top ranks are the most frequent English words, in their order, then 50,000
   made-up words;
 * questions: "what is the A of B in C D?", A-D four words drawn at random from the
-  non-stopwords of one sentence of a random passage (so as common as the text's own).
+  made-up words of one sentence of a random passage (so as common as the text's own).
 
 The product's VectorIndex is built from the store exactly as `Index` does when the
 FAISS file is missing (exact below APPROX_MIN vectors, IVF above) and saved. Printed per
@@ -46,10 +46,15 @@ from query import Stages, timed  # noqa: E402
 from qa.backends.sqlite import DATABASE, VECTORS  # noqa: E402
 from qa.backends.sqlite.store import Store  # noqa: E402
 from qa.backends.sqlite.vectors import APPROX_MIN, VectorIndex  # noqa: E402
-from qa.question_kinds import STOPWORDS  # noqa: E402
 from qa.settings import DEFAULT_MODEL  # noqa: E402
 
 CHUNKS_PER_DOCUMENT = 10
+# the most frequent words of English text, most frequent first
+COMMON = ["the", "of", "and", "to", "a", "in", "is", "that", "for", "it", "as", "was",
+          "with", "be", "by", "on", "not", "he", "this", "are", "or", "his", "from",
+          "at", "which", "but", "have", "an", "they", "you", "were", "her", "she",
+          "there", "been", "one", "all", "we", "their", "has", "would", "what", "when",
+          "who", "will", "more", "if", "no", "out", "so", "said", "can"]
 WORDS_PER_SENTENCE, SENTENCES = 50, 2
 MADE_UP_WORDS = 50_000
 ZIPF_SHIFT = 2.7
@@ -59,18 +64,18 @@ TARGET_ASK_P50_MS, TARGET_RECALL = 50.0, 0.95
 
 
 class Text:
-    """Zipf-distributed words: the stopwords first, then made-up words."""
+    """Zipf-distributed words: the common English words first, then made-up words."""
 
     def __init__(self, rng: np.random.Generator) -> None:
         syllables = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"]
         made_up: set[str] = set()
         while len(made_up) < MADE_UP_WORDS:
             made_up.add("".join(rng.choice(syllables, rng.integers(2, 5))))
-        self.words = np.array(sorted(STOPWORDS) + sorted(made_up))
+        self.words = np.array(COMMON + sorted(made_up - set(COMMON)))
         ranks = np.arange(1, len(self.words) + 1)
         weights = 1 / (ranks + ZIPF_SHIFT)
         self.p = weights / weights.sum()
-        self.stopwords = len(STOPWORDS)
+        self.common = len(COMMON)
 
     def sentences(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """(n, WORDS_PER_SENTENCE) word numbers."""
@@ -87,7 +92,7 @@ class Text:
         return text, spans
 
     def question(self, sentence: np.ndarray, rng: np.random.Generator) -> str:
-        content = [n for n in sentence if n >= self.stopwords] or list(sentence)
+        content = [n for n in sentence if n >= self.common] or list(sentence)
         a, b, c, d = self.words[rng.choice(content, 4)]
         return f"What is the {a} of {b} in {c} {d}?"
 

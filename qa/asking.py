@@ -45,7 +45,8 @@ class Asker:
         self, queries: list[str], k: int, mode: Mode = "hybrid", within: list[str] | None = None
     ) -> tuple[np.ndarray, list[list[Hit]]]:
         """The queries' vectors and their top `k` hits (within: only these documents)."""
-        return search(self.backend, self.embedder.embed, queries, k, mode, within)
+        vectors = self.embedder.embed(queries)
+        return vectors, search(self.backend, vectors, queries, k, mode, within)
 
     def ask(
         self, question: str, history: Sequence[tuple[str, str]] = (), k: int = 5,
@@ -97,6 +98,6 @@ class Asker:
         # every passage of the chosen documents, in whatever order: no question to embed
         chunks = min(sum(d.chunks for d in documents if d.path in chosen), MAX_K)
         anywhere = np.zeros((1, int(self.backend.meta("dim") or 0)), dtype=np.float32)
-        hits = search(self.backend, lambda _: anywhere, [question], chunks, "dense", chosen)[1][0]
+        hits = search(self.backend, anywhere, [question], chunks, "dense", chosen)[0]
         sentences = self.backend.sentences([hit.chunk_id for hit in hits])
         return compose_summary(question, hits, sentences, chosen)

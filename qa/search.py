@@ -6,8 +6,7 @@ fusion (Cormack et al., 2009): a passage scores the sum of 1 / (RRF_K + rank) ov
 the rankings it is in. Only ranks are used, never the engines' scores.
 """
 
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from numbers import Integral, Real
 from typing import Literal, TypeVar
@@ -23,7 +22,6 @@ Choice = TypeVar("Choice", bound=str)
 RRF_K = 60
 MIN_CANDIDATES = 50
 MAX_K = 1000  # more passages than anyone reads; bounds the work one request can ask for
-_KEYWORD_THREADS = ThreadPoolExecutor(4, thread_name_prefix="qa-keyword-search")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,25 +78,20 @@ def reciprocal_rank_fusion(rankings: list[list[int]]) -> list[tuple[int, float]]
 
 
 def search(
-    backend: Backend, embed: Callable[[list[str]], np.ndarray], queries: list[str], k: int,
+    backend: Backend, query_vectors: np.ndarray, queries: list[str], k: int,
     mode: Mode = "hybrid", within: Sequence[str] | None = None,
-) -> tuple[np.ndarray, list[list[Hit]]]:
-    """The queries' vectors (by `embed`) and the top `k` hits for each query.
+) -> list[list[Hit]]:
+    """The top `k` hits for each query, given the queries' vectors.
 
-    The keyword search runs in a thread beside the embedding: both release the
-    interpreter lock, so the question waits for the longer of the two, not their sum.
     within: search only the documents at these paths.
     """
     candidates = max(k, MIN_CANDIDATES)
-    keyword = (None if mode == "dense"
-               else _KEYWORD_THREADS.submit(backend.keyword_search, queries, candidates, within))
-    query_vectors = embed(queries)
     rankings: list[list[list[int]]] = []
     if mode != "keyword":
         rankings.append(backend.dense_search(query_vectors, candidates, within))
-    if keyword is not None:
-        rankings.append(keyword.result())
-    return query_vectors, [
+    if mode != "dense":
+        rankings.append(backend.keyword_search(queries, candidates, within))
+    return [
         _hits(backend, reciprocal_rank_fusion([r[i] for r in rankings])[:k], query_vectors[i])
         for i in range(len(queries))
     ]
