@@ -35,7 +35,7 @@ _HYPHENS = "-\u2010\u00ad"
 _HYPHENATED = re.compile(rf"(\w+)([{_HYPHENS}])$")
 _LEADING_WORD = re.compile(r"[^\W\d_]+")
 _WORDS = re.compile(r"\w+(?:[-\u2010]\w+)*")
-_CUT_WORD = re.compile(r"\w+[-\u2010\u00ad]\n\w+")
+_CUT_WORD = re.compile(r"(?<!\w)\w+[-\u2010\u00ad]\n\w+")  # from a word start: linear
 
 
 def reflow(pages: Sequence[str]) -> list[str]:
