@@ -194,7 +194,8 @@ class HttpAsker:
 
     def ask(self, endpoint: str, question: str, route: str) -> tuple[object, float | None]:
         """The endpoint's final result, and when its first output arrived."""
-        data = [question, 5, "extractive"] if endpoint in ("ask", "chat") else [question, 5]
+        data = {"ask": [question, 5, "extractive"], "search": [question, 5],
+                "chat": [question, None, 5, "extractive", ""]}[endpoint]  # no history, not kept
         body = {"data": data, "session_hash": self.session}
         if endpoint != "chat" and route == "direct":  # one request, past the queue
             response = self.http.post(f"{self.base}/gradio_api/run/{endpoint}", json=body)
