@@ -373,7 +373,8 @@ def test_scripts_and_other_sites_cannot_remove_or_add_documents(server, origin, 
 
 
 def _listed(url: str) -> list[str]:
-    hits = load.HttpAsker(url, None).ask("search", "zephyr sneaky vault code granite")[0]
+    hits = load.HttpAsker(url, None).ask("search", "zephyr sneaky vault code granite",
+                                        "direct")[0]
     return [Path(hit["source"]).name for hit in hits]
 
 
