@@ -5,6 +5,7 @@ is read as it comes, a private copy of an index, and the ids the FAISS index hol
 Fixtures live in conftest.py; this module is imported by it and by the tests.
 """
 
+import io
 import os
 import re
 import shutil
@@ -16,6 +17,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import zipfile
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -126,3 +128,12 @@ def _wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: floa
             pass
         time.sleep(0.5)
     pytest.fail(f"qa serve did not answer at {url} within {timeout} s:\n{log.read_text()}")
+
+
+def zip_of(members: dict[str, bytes]) -> bytes:
+    """A zip archive (deflated) holding `members`, name: content."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return out.getvalue()

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from qa import Index, Settings
-from tests.helpers import ENV
+from tests.helpers import ENV, zip_of
 
 # `qa` as its own process, reporting its peak resident memory as it exits
 QA_MEASURED = [sys.executable, "-c", (
@@ -109,20 +109,12 @@ def _docx(text: str) -> bytes:
     return out.getvalue()
 
 
-def _zip(members: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    return out.getvalue()
-
-
 def _damaged_docx() -> bytes:
     """A well-formed zip whose word/document.xml is cut short: bad XML, not a bad zip."""
     good = zipfile.ZipFile(io.BytesIO(_docx("Cut short. " * 40)))
     members = {name: good.read(name) for name in good.namelist()}
     members["word/document.xml"] = members["word/document.xml"][:700]
-    return _zip(members)
+    return zip_of(members)
 
 
 def docx_with_paragraphs(paragraphs: list[str]) -> bytes:
@@ -132,7 +124,7 @@ def docx_with_paragraphs(paragraphs: list[str]) -> bytes:
     body = "".join(f"<w:p><w:r><w:t>{p}</w:t></w:r></w:p>" for p in paragraphs)
     members["word/document.xml"] = members["word/document.xml"].replace(
         b"<w:body>", b"<w:body>" + body.encode(), 1)
-    return _zip(members)
+    return zip_of(members)
 
 
 def docx_bomb() -> bytes:
@@ -157,7 +149,7 @@ BAD = {
     "truncated.docx": (lambda: _docx("Truncated. " * 200)[:3000],
                        "not a valid .docx file: File is not a zip file"),
     "really a zip.docx": (
-        lambda: _zip({"notes.txt": b"not a word document"}),
+        lambda: zip_of({"notes.txt": b"not a word document"}),
         "not a valid .docx file: \"There is no item named '[Content_Types].xml' in the archive\"",
     ),
     "damaged.docx": (_damaged_docx, "not a valid .docx file: "),  # then lxml's own words

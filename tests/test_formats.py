@@ -18,6 +18,7 @@ import pytest
 from qa import Index
 from qa.documents import LoadError, load
 from tests import test_hostile_uploads
+from tests.helpers import zip_of
 from ui.render import escape, sources_html
 
 SCAN_LINE = "The boiler room key is kept in drawer seven."
@@ -205,18 +206,10 @@ def test_what_each_file_holds_is_stored_as_read(index):
     assert texts["handbook.pdf"].endswith(SCAN_LINE)
 
 
-def _zip(members: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    return out.getvalue()
-
-
 @pytest.mark.parametrize("name", ["bomb.pptx", "bomb.xlsx", "bomb.ods", "bomb.odt",
                                   "bomb.epub"])
 def test_a_zip_bomb_is_refused_before_it_is_unpacked(name):
-    bomb = _zip({"content.xml": b"<a>" + b" " * 20_000_000 + b"</a>"})
+    bomb = zip_of({"content.xml": b"<a>" + b" " * 20_000_000 + b"</a>"})
 
     with pytest.raises(LoadError, match=r"^content.xml in this \.\w+ unpacks to \d+ times"):
         load(Path(name), bomb)
@@ -260,7 +253,7 @@ def test_a_million_rows_end_in_one_line_without_reading_them_all(tmp_path):
         b"<sheetData></sheetData>", f"<sheetData>{rows}</sheetData>".encode())
     with pytest.raises(LoadError, match=r"^the XML in this \.xlsx unpacks to \d+\.\d MB; the "
                                         "limit is 25 MB$"):
-        load(tmp_path / "ticks.xlsx", _zip(members))
+        load(tmp_path / "ticks.xlsx", zip_of(members))
 
 
 def test_with_ocr_off_a_picture_is_refused_and_a_scan_keeps_only_its_text(tmp_path, capsys):
