@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from qa.documents import Document, LoadError, find_files, load
-from tests.test_bad_files import _zip, docx_bomb, docx_with_paragraphs
+from tests.helpers import zip_of
+from tests.test_bad_files import docx_bomb, docx_with_paragraphs
 
 
 def _load(path: Path) -> Document:
@@ -93,7 +94,7 @@ def _renamed(docx: bytes, old: str, new: str) -> bytes:
     members[new] = members.pop(old)
     for name in ("[Content_Types].xml", "_rels/.rels"):
         members[name] = members[name].replace(Path(old).name.encode(), Path(new).name.encode())
-    return _zip(members)
+    return zip_of(members)
 
 
 @pytest.mark.parametrize("document", ["word/document.xml", "word/document.dat"])
