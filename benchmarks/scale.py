@@ -41,7 +41,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ann_choice import ClusteredSource  # noqa: E402
-from query import Stages, timed  # noqa: E402
+from query import Stages, timed, with_embedder  # noqa: E402
 
 from qa.backends.sqlite import DATABASE, VECTORS  # noqa: E402
 from qa.backends.sqlite.store import Store  # noqa: E402
@@ -198,7 +198,7 @@ def hybrid(folder: Path, questions: list[str]) -> dict:
     index = Index.open(folder)
     index.backend.vectors()
     row = {"open_s": time.perf_counter() - start}
-    index._embedder = SentenceTransformerEmbedder(cache_size=0)  # every question embedded
+    index = with_embedder(index, SentenceTransformerEmbedder(cache_size=0))  # every question
     index.ask("What is the warm of up in the model?")
     stages = Stages(index)
     times: dict[str, list[float]] = {"search": [], "ask": []}
