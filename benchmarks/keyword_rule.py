@@ -15,7 +15,7 @@ same questions, the same vectors), so only the keyword query differs:
   `qa eval squad` does (the product's refusal threshold; the index is built here).
 
     python benchmarks/keyword_rule.py --beir ../shared/datasets/scifact --index /tmp/x-scifact \
-        --squad ../shared/datasets/squad/squad2-dev-subset.json
+        --squad ../shared/datasets/squad/squad2-dev-subset.json [--cost] [--shares]
 """
 
 import argparse
@@ -37,11 +37,16 @@ from qa.settings import Settings  # noqa: E402
 SQUAD_FIGURES = ("quote@1", "quote@any", "passage@5", "false_refusal", "refused_impossible")
 
 
-def rules(index: Index) -> dict:
-    """The keyword query of every word (before issue 21) and the product's, in `index`."""
+def rules(index: Index, shares: bool = False) -> dict:
+    """The keyword query of every word (before issue 21) and the product's, in `index`;
+    with `shares`, also those leaving out the words a quarter or a tenth of the passages
+    hold (faster, but no longer free: they change scores)."""
     store = index.backend.store()
-    return {"every word (before)": every_word_query,
-            "common words out": lambda text, _=None: keyword_query(text, store)}
+    compared = {"every word (before)": every_word_query,
+                "common words out": lambda text, _=None: keyword_query(text, store)}
+    if shares:
+        compared.update({f"held by >= {s} out": share_rule(store, s) for s in (0.25, 0.1)})
+    return compared
 
 
 def share_rule(store, share: float):
@@ -66,15 +71,20 @@ def cost(dataset: Path, cache: Path) -> None:
     _, queries, _ = evaluate.load_beir(dataset)
     index = Index.open(cache / "index")
     store = index.backend.store()
-    compared = {**rules(index), **{f"held by >= {s} out": share_rule(store, s)
-                                   for s in (0.25, 0.1, 0.05)}}
+    compared = {**rules(index), "common words out, ORDER BY rank (before)": None,
+                **{f"held by >= {s} out": share_rule(store, s) for s in (0.25, 0.1, 0.05)}}
     times: dict[str, list[float]] = {name: [] for name in compared}
     texts = list(queries.values())
     for i, text in enumerate(texts):
         for name in compared if i % 2 else list(compared)[::-1]:
             start = time.perf_counter()
-            store.keyword_search(compared[name](text, store), 50)
+            if compared[name] is None:  # the same query, sorted by FTS5's rank column
+                store._query("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? "
+                             "ORDER BY rank LIMIT 50", (keyword_query(text, store),))
+            else:
+                store.keyword_search(compared[name](text, store), 50)
             times[name].append((time.perf_counter() - start) * 1e3)
+    compared["common words out, ORDER BY rank (before)"] = compared["common words out"]
     chunks = store._chunk_count()
     print(f"\nkeyword stage, {len(texts)} queries, load {os.getloadavg()[0]:.1f}")
     print(f"{'rule':<24}{'p50 ms':>9}{'mean ms':>9}{'matched':>9}")
@@ -87,12 +97,12 @@ def cost(dataset: Path, cache: Path) -> None:
     index.close()
 
 
-def beir(dataset: Path, cache: Path) -> None:
+def beir(dataset: Path, cache: Path, shares: bool) -> None:
     _, queries, qrels = evaluate.load_beir(dataset)
     index = Index.open(cache / "index")
     print(f"{dataset.name}: {len(queries)} queries, load {os.getloadavg()[0]:.1f}")
     print(f"{'rule':<24}{'mode':<9}{'nDCG@10':>9}{'recall@10':>11}{'MRR@10':>9}")
-    for name, rule in rules(index).items():
+    for name, rule in rules(index, shares).items():
         with keyword_rule(rule):
             results = evaluate.evaluate_beir(index, queries, qrels, ["hybrid", "keyword"])
         for mode, figures in results.items():
@@ -101,7 +111,7 @@ def beir(dataset: Path, cache: Path) -> None:
     index.close()
 
 
-def squad_articles(path: Path) -> None:
+def squad_articles(path: Path, shares: bool) -> None:
     articles = squad.load_squad(path)
     threshold = Settings().min_score
     with tempfile.TemporaryDirectory(prefix="qa-keyword-rule-") as folder:
@@ -110,9 +120,9 @@ def squad_articles(path: Path) -> None:
         index.add([Path(folder) / "corpus"])
         print(f"\n{path.name}: {len(articles)} articles, load {os.getloadavg()[0]:.1f}")
         print(f"{'article':<24}{'rule':<22}" + "".join(f"{f:>19}" for f in SQUAD_FIGURES))
-        every: dict[str, list] = {name: [] for name in rules(index)}
+        every: dict[str, list] = {name: [] for name in rules(index, shares)}
         for article in articles:
-            for name, rule in rules(index).items():
+            for name, rule in rules(index, shares).items():
                 with keyword_rule(rule):
                     outcomes = squad.ask_all(index, [article])
                 every[name] += outcomes
@@ -135,13 +145,15 @@ def main() -> None:
     parser.add_argument("--index", type=Path, help="the --index CACHE_DIR of `qa eval beir`")
     parser.add_argument("--cost", action="store_true", help="time the keyword stage too")
     parser.add_argument("--squad", type=Path, help="a SQuAD-format JSON file")
+    parser.add_argument("--shares", action="store_true",
+                        help="also compare leaving out words a quarter or a tenth hold")
     args = parser.parse_args()
     if args.beir:
-        beir(args.beir, args.index)
+        beir(args.beir, args.index, args.shares)
     if args.beir and args.cost:
         cost(args.beir, args.index)
     if args.squad:
-        squad_articles(args.squad)
+        squad_articles(args.squad, args.shares)
 
 
 if __name__ == "__main__":
