@@ -452,7 +452,7 @@ def test_api_ask_takes_the_mode_and_describes_its_parameters(server):
 
     info = httpx.get(f"{server['url']}/gradio_api/info").json()["named_endpoints"]
     parameters = {p["parameter_name"]: p for p in info["/ask"]["parameters"]}
-    assert list(parameters) == ["question", "k", "mode"]
+    assert list(parameters) == ["question", "k", "mode", "collections", "documents"]
     assert parameters["question"]["label"] == "question"
     assert "plain words" in parameters["question"]["python_type"]["description"]
     assert "extractive" in parameters["mode"]["python_type"]["description"]

@@ -1,0 +1,183 @@
+"""Collections in the web chat and its API: a real `qa serve` over a copy of the seed index,
+a real browser (Debian's chromium) and real HTTP clients.
+
+The browser tests share one page and run in order: create a collection, upload into it,
+ask within it, rename it, delete it. The API tests make their own collections.
+"""
+
+import json
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+from gradio_client import Client
+
+from qa.collections import Collections
+from tests.test_ui import SEED, _event_index, ask, browser, document_row, open_page  # noqa: F401
+
+pytestmark = pytest.mark.process
+
+HARBOUR = "The harbour of Port Ellen reopened in 1999 after the storm damaged its piers."
+NAME = "Port & Harbour's"  # user text: shown as typed, never as markup
+
+
+@pytest.fixture(scope="module")
+def page(browser, server):  # noqa: F811 - the browser fixture imported above
+    page = open_page(browser, server["url"])
+    page.click("#qa-collections-panel .label-wrap")
+    yield page
+    page.context.close()
+
+
+def coll_status(page, text: str) -> str:
+    page.wait_for_function(
+        "text => document.querySelector('#qa-coll-status').innerText.includes(text)", arg=text)
+    return page.inner_text("#qa-coll-status")
+
+
+def choose(page, elem_id: str, option: str) -> None:
+    """Pick an option of a Gradio dropdown by its shown text."""
+    page.click(f"#{elem_id} input")
+    page.locator(f"#{elem_id} [role=option]", has_text=option).first.click()
+    page.keyboard.press("Escape")
+
+
+@pytest.mark.browser
+def test_create_a_collection_and_refuse_a_duplicate_or_empty_name(page):
+    page.fill("#qa-coll-name input, #qa-coll-name textarea", NAME)
+    page.click("#qa-coll-create")
+    assert f"Created the collection “{NAME}”." in coll_status(page, "Created")
+    assert page.locator("#qa-collections .qa-coll-name").inner_text() == NAME
+    assert "0 documents" in page.inner_text("#qa-collections")
+
+    page.fill("#qa-coll-name input, #qa-coll-name textarea", NAME)
+    page.click("#qa-coll-create")
+    assert f"There is already a collection named {NAME!r}." in coll_status(page, "already")
+    page.fill("#qa-coll-name input, #qa-coll-name textarea", "   ")
+    page.click("#qa-coll-create")
+    assert "A collection needs a name." in coll_status(page, "needs a name")
+    assert page.locator("#qa-collections .qa-coll").count() == 1
+
+
+@pytest.mark.browser
+def test_upload_into_the_collection_and_the_list_shows_it(page, tmp_path):
+    harbour = tmp_path / "harbour.txt"
+    harbour.write_text(HARBOUR)
+    choose(page, "qa-upload-into", NAME)
+    page.set_input_files("#qa-upload input[type=file]", str(harbour))
+    page.wait_for_function(
+        "() => document.querySelector('#qa-status').innerText.includes('Put in the collection')",
+        timeout=60_000)
+    row = document_row(page, "harbour.txt")
+    row.wait_for()
+    assert row.locator(".qa-doc-collection").inner_text() == NAME
+    assert document_row(page, SEED).locator(".qa-doc-collection").count() == 0
+    page.wait_for_function("() => document.querySelector('#qa-collections')"
+                           ".innerText.includes('1 document')")
+
+
+@pytest.mark.browser
+def test_ask_within_the_collection_cites_only_its_documents(page):
+    page.click("#qa-scope .label-wrap")
+    choose(page, "qa-scope-collections", NAME)
+    page.wait_for_function(
+        "name => document.querySelector('#qa-scope').innerText.includes('Ask within: ' + name)",
+        arg=NAME)
+
+    answer = ask(page, "When did the harbour reopen?")
+    assert "1999" in answer.inner_text()
+    message = answer.locator("xpath=..")
+    assert message.locator(".qa-scope").inner_text() == (
+        f"Asked only within the collection “{NAME}”.")
+    files = message.locator(".qa-source-file").all_inner_texts()
+    assert files and set(files) == {"harbour.txt"}
+
+    outside = ask(page, "Who has resigned?")  # the seed article answers this, outside it
+    sources = outside.locator("xpath=..").locator(".qa-source-file").all_inner_texts()
+    assert SEED not in sources
+
+
+@pytest.mark.browser
+def test_rename_keeps_the_question_scope_and_delete_asks_first(page):
+    page.once("dialog", lambda dialog: dialog.accept("Harbour"))
+    page.locator("#qa-collections .qa-coll-rename").click()
+    assert f"Renamed “{NAME}” to “Harbour”." in coll_status(page, "Renamed")
+    assert page.locator("#qa-collections .qa-coll-name").inner_text() == "Harbour"
+    assert document_row(page, "harbour.txt").locator(".qa-doc-collection").inner_text() == (
+        "Harbour")
+    assert "Ask within: Harbour" in page.inner_text("#qa-scope")
+    assert "1999" in ask(page, "When did the harbour reopen?").inner_text()
+
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.locator("#qa-collections .qa-coll-delete").click()
+    page.wait_for_timeout(1000)
+    assert page.locator("#qa-collections .qa-coll").count() == 1
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.locator("#qa-collections .qa-coll-delete").click()
+    assert "Deleted the collection “Harbour”" in coll_status(page, "Deleted")
+    assert page.locator("#qa-collections .qa-coll").count() == 0
+    document_row(page, "harbour.txt").wait_for()  # the document stays
+    assert "Ask within: all documents" in page.inner_text("#qa-scope")
+
+
+def test_a_foreign_page_cannot_create_a_collection(server):
+    url, session = server["url"], uuid.uuid4().hex
+    values = ["Stolen", "", [], None, [], []]
+    body = {"data": values, "fn_index": _event_index(url, "qa-coll-create", "click"),
+            "session_hash": session}
+    headers = {"origin": "http://evil.example"}
+    httpx.post(f"{url}/gradio_api/queue/join", json=body, headers=headers).raise_for_status()
+    with httpx.stream("GET", f"{url}/gradio_api/queue/data", headers=headers,
+                      params={"session_hash": session}, timeout=120) as stream:
+        done = next(line for line in stream.iter_lines() if "process_completed" in line)
+    assert "Refused" in done
+    assert "Stolen" not in Collections(server["index"]).counts()
+
+
+def test_api_ask_and_search_within_collections_and_documents(server):
+    collections = Collections(server["index"])
+    seed = next(p for p in _indexed(server) if p.endswith(SEED))
+    collections.add("Council", [seed])
+    collections.create("Empty")
+    client = Client(server["url"], verbose=False)
+
+    within = client.predict("Who has resigned?", collections=["Council"], api_name="/ask")
+    assert within["found"] and {Path(c["source"]).name for c in within["citations"]} == {SEED}
+    empty = client.predict("Who has resigned?", 5, "extractive", ["Empty"], api_name="/ask")
+    assert not empty["found"] and not empty["citations"]
+    with pytest.raises(Exception, match="There is no collection named 'Nope'"):
+        client.predict("Who has resigned?", collections=["Nope"], api_name="/ask")
+
+    hits = client.predict("harbour resigned", 10, documents=[SEED], api_name="/search")
+    assert hits and {Path(h["source"]).name for h in hits} == {SEED}
+    with pytest.raises(Exception, match="No indexed document is at or named 'nope.txt'"):
+        client.predict("harbour", documents=["nope.txt"], api_name="/search")
+
+    info = httpx.get(f"{server['url']}/gradio_api/info").json()["named_endpoints"]
+    for endpoint in ("/ask", "/search"):
+        described = {p["parameter_name"]: p["python_type"]["description"]
+                     for p in info[endpoint]["parameters"]}
+        assert "collections" in described["collections"]
+        assert "file name" in described["documents"]
+
+
+def test_scripts_that_name_no_collection_keep_working(server):
+    client = Client(server["url"], verbose=False)
+    assert client.predict("Who has resigned?", 5, "extractive", api_name="/ask")["found"]
+    assert client.predict("Mike Bonin", 3, api_name="/search")
+    for endpoint, data in (("ask", ["Who has resigned?", 5, "extractive"]),
+                           ("ask", ["Who has resigned?"]), ("search", ["Mike Bonin", 3])):
+        response = httpx.post(f"{server['url']}/gradio_api/call/{endpoint}",
+                              json={"data": data}, timeout=60)
+        events = httpx.get(f"{server['url']}/gradio_api/call/{endpoint}/"
+                           f"{response.json()['event_id']}", timeout=60).text
+        assert "event: complete" in events, events
+        result = json.loads(events.split("data:", 1)[1])[0]
+        assert result["found"] if endpoint == "ask" else result
+
+
+def _indexed(server) -> list[str]:
+    hits = Client(server["url"], verbose=False).predict("resigned", 20, api_name="/search")
+    return [hit["source"] for hit in hits]
