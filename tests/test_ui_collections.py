@@ -12,9 +12,19 @@ from pathlib import Path
 import httpx
 import pytest
 from gradio_client import Client
+from playwright.sync_api import expect
 
 from qa.collections import Collections
-from tests.test_ui import SEED, _event_index, ask, browser, document_row, open_page  # noqa: F401
+from tests.test_ui import (  # noqa: F401 - browser and shots are fixtures
+    SEED,
+    _event_index,
+    ask,
+    browser,
+    document_row,
+    open_page,
+    screenshot,
+    shots,
+)
 
 pytestmark = pytest.mark.process
 
@@ -23,7 +33,7 @@ NAME = "Port & Harbour's"  # user text: shown as typed, never as markup
 
 
 @pytest.fixture(scope="module")
-def page(browser, server):  # noqa: F811 - the browser fixture imported above
+def page(browser, server):  # noqa: F811 - the fixture imported above
     page = open_page(browser, server["url"])
     page.click("#qa-collections-panel .label-wrap")
     yield page
@@ -69,12 +79,25 @@ def test_upload_into_the_collection_and_the_list_shows_it(page, tmp_path):
     page.wait_for_function(
         "() => document.querySelector('#qa-status').innerText.includes('Put in the collection')",
         timeout=60_000)
-    row = document_row(page, "harbour.txt")
-    row.wait_for()
-    assert row.locator(".qa-doc-collection").inner_text() == NAME
+    expect(document_row(page, "harbour.txt").locator(".qa-doc-collection")).to_have_text(NAME)
     assert document_row(page, SEED).locator(".qa-doc-collection").count() == 0
-    page.wait_for_function("() => document.querySelector('#qa-collections')"
-                           ".innerText.includes('1 document')")
+    expect(page.locator("#qa-collections")).to_contain_text("1 document")
+
+
+@pytest.mark.browser
+def test_put_a_document_in_the_collection_and_take_it_out(page):
+    choose(page, "qa-coll-documents", SEED)
+    choose(page, "qa-coll-target", NAME)
+    page.click("#qa-coll-put")
+    assert f"1 document put in “{NAME}”." in coll_status(page, "put in")
+    seed = document_row(page, SEED).locator(".qa-doc-collection")
+    expect(seed).to_have_text(NAME)
+    expect(page.locator("#qa-collections")).to_contain_text("2 documents")
+
+    page.click("#qa-coll-take")
+    assert f"1 document taken out of “{NAME}”." in coll_status(page, "taken out")
+    seed.wait_for(state="detached")
+    assert document_row(page, "harbour.txt").locator(".qa-doc-collection").count() == 1
 
 
 @pytest.mark.browser
@@ -103,10 +126,10 @@ def test_rename_keeps_the_question_scope_and_delete_asks_first(page):
     page.once("dialog", lambda dialog: dialog.accept("Harbour"))
     page.locator("#qa-collections .qa-coll-rename").click()
     assert f"Renamed “{NAME}” to “Harbour”." in coll_status(page, "Renamed")
-    assert page.locator("#qa-collections .qa-coll-name").inner_text() == "Harbour"
-    assert document_row(page, "harbour.txt").locator(".qa-doc-collection").inner_text() == (
+    expect(page.locator("#qa-collections .qa-coll-name")).to_have_text("Harbour")
+    expect(document_row(page, "harbour.txt").locator(".qa-doc-collection")).to_have_text(
         "Harbour")
-    assert "Ask within: Harbour" in page.inner_text("#qa-scope")
+    expect(page.locator("#qa-scope .label-wrap")).to_contain_text("Ask within: Harbour")
     assert "1999" in ask(page, "When did the harbour reopen?").inner_text()
 
     page.once("dialog", lambda dialog: dialog.dismiss())
@@ -117,9 +140,20 @@ def test_rename_keeps_the_question_scope_and_delete_asks_first(page):
     page.once("dialog", lambda dialog: dialog.accept())
     page.locator("#qa-collections .qa-coll-delete").click()
     assert "Deleted the collection “Harbour”" in coll_status(page, "Deleted")
-    assert page.locator("#qa-collections .qa-coll").count() == 0
+    expect(page.locator("#qa-collections .qa-coll")).to_have_count(0)
     document_row(page, "harbour.txt").wait_for()  # the document stays
-    assert "Ask within: all documents" in page.inner_text("#qa-scope")
+    expect(page.locator("#qa-scope .label-wrap")).to_contain_text("Ask within: all documents")
+
+
+@pytest.mark.browser
+def test_ask_within_chosen_documents(page, shots, capsys):  # noqa: F811
+    choose(page, "qa-scope-documents", "harbour.txt")
+    answer = ask(page, "Who has resigned?")
+    message = answer.locator("xpath=..")
+    assert message.locator(".qa-scope").inner_text() == (
+        "Asked only within the document harbour.txt.")
+    assert SEED not in message.locator(".qa-source-file").all_inner_texts()
+    screenshot(page, shots, "collections-light", capsys)
 
 
 def test_a_foreign_page_cannot_create_a_collection(server):

@@ -21,6 +21,7 @@ from ui import render
 JS = (Path(__file__).parent / "collections.js").read_text()
 NO_COLLECTION = ("No collection", "")
 EVERYTHING = "Ask within: all documents"
+CHOICE_TITLE = 40  # characters of a document's title shown in a choice of documents
 REFUSED = ("Refused: collections can only be changed from this app's own page (the request "
            "did not come from it).")
 PRIVATE: dict[str, Any] = {"api_visibility": "private", "queue": False}
@@ -119,7 +120,8 @@ class CollectionPanel:
                                        scale=3, min_width=120)
                 self.create = gr.Button("Create", elem_id="qa-coll-create", scale=1,
                                         min_width=60, size="sm")
-            self.members = gr.Dropdown([], value=[], multiselect=True, label="Documents",
+            self.members = gr.Dropdown([], value=[], multiselect=True,
+                                       label="Documents to put in or take out",
                                        elem_id="qa-coll-documents")
             self.target = gr.Dropdown([], value=None, label="Collection",
                                       elem_id="qa-coll-target")
@@ -191,7 +193,7 @@ class CollectionPanel:
             return name if name in counts else None
 
         docs = sorted(self.index.documents(), key=lambda d: self.label(d).lower())
-        choices = [(f"{self.label(d)} — {Path(d.path).name}", d.path) for d in docs]
+        choices = [(self._choice(d), d.path) for d in docs]
         paths = {d.path for d in docs}
         members = [p for p in members or [] if p in paths]
         scope = Scope(tuple(n for n in map(kept, collections or []) if n),
@@ -203,6 +205,13 @@ class CollectionPanel:
                 gr.update(choices=list(counts), value=list(scope.collections)),
                 gr.update(choices=choices, value=list(scope.documents)),
                 gr.update(label=scope.label()))
+
+    def _choice(self, document: DocumentInfo) -> str:
+        """A document as a choice: its title, shortened, then its file name."""
+        title = self.label(document)
+        if len(title) > CHOICE_TITLE:
+            title = title[:CHOICE_TITLE].rsplit(" ", 1)[0] + "…"
+        return f"{title} — {Path(document.path).name}"
 
     # -- changes (only from the app's own page) --------------------------------------
 
