@@ -25,6 +25,7 @@ from tests.test_ui import (  # noqa: F401 - browser and shots are fixtures
     screenshot,
     shots,
 )
+from tests.test_ui_access import LOW_CONTRAST_JS
 
 pytestmark = pytest.mark.process
 
@@ -153,6 +154,7 @@ def test_ask_within_chosen_documents(page, shots, capsys):  # noqa: F811
     assert message.locator(".qa-scope").inner_text() == (
         "Asked only within the document harbour.txt.")
     assert SEED not in message.locator(".qa-source-file").all_inner_texts()
+    assert page.evaluate(LOW_CONTRAST_JS) == []  # the folds are open: their texts count
     screenshot(page, shots, "collections-light", capsys)
 
 
@@ -215,3 +217,17 @@ def test_scripts_that_name_no_collection_keep_working(server):
 def _indexed(server) -> list[str]:
     hits = Client(server["url"], verbose=False).predict("resigned", 20, api_name="/search")
     return [hit["source"] for hit in hits]
+
+
+@pytest.mark.browser
+def test_the_collection_controls_are_readable_in_dark_mode(browser, server, shots,  # noqa: F811
+                                                           capsys):
+    dark = open_page(browser, server["url"], color_scheme="dark")
+    try:
+        dark.click("#qa-collections-panel .label-wrap")
+        dark.click("#qa-scope .label-wrap")
+        dark.locator("#qa-scope-collections").wait_for()
+        assert dark.evaluate(LOW_CONTRAST_JS) == []
+        screenshot(dark, shots, "collections-dark", capsys)
+    finally:
+        dark.context.close()
