@@ -21,6 +21,7 @@ from ui import render
 JS = (Path(__file__).parent / "collections.js").read_text()
 NO_COLLECTION = ("No collection", "")
 EVERYTHING = "Ask within: all documents"
+MAX_NAMES = 1000  # collections, or documents, one question may name
 CHOICE_TITLE = 40  # characters of a document's title shown in a choice of documents
 REFUSED = ("Refused: collections can only be changed from this app's own page (the request "
            "did not come from it).")
@@ -77,6 +78,8 @@ def _names(what: str, value: Any) -> list[str]:
     values = [value] if isinstance(value, str) else value
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         raise QAError(f"{what} must be a list of names")
+    if len(values) > MAX_NAMES:
+        raise QAError(f"{len(values):,} {what} are named; the limit is {MAX_NAMES:,}")
     return [v for v in values if v.strip()]
 
 
