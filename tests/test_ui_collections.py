@@ -6,6 +6,8 @@ ask within it, rename it, delete it. The API tests make their own collections.
 """
 
 import json
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from playwright.sync_api import expect
 
 from qa import Index, QAError
 from qa.collections import Collections
+from tests.helpers import ENV, ROOT
 from tests.test_ui import (  # noqa: F401 - browser and shots are fixtures
     SEED,
     _event_index,
@@ -187,6 +190,12 @@ def test_api_ask_and_search_within_collections_and_documents(server):
     assert not empty["found"] and not empty["citations"]
     with pytest.raises(Exception, match="There is no collection named 'Nope'"):
         client.predict("Who has resigned?", collections=["Nope"], api_name="/ask")
+
+    script = subprocess.run(
+        [sys.executable, "-m", "ui.api_example", "Who has resigned?", "--collection", "Empty",
+         "--url", server["url"]], cwd=ROOT, env=ENV, capture_output=True, text=True,
+        timeout=120, check=True)
+    assert "[1]" not in script.stdout and "do not contain" in script.stdout
 
     hits = client.predict("harbour resigned", 10, documents=[SEED], api_name="/search")
     assert hits and {Path(h["source"]).name for h in hits} == {SEED}
