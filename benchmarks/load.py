@@ -231,7 +231,8 @@ class GradioAsker:
         if endpoint != "chat":  # gradio_client always goes through the queue
             return self.client.predict(question, 5, api_name=f"/{endpoint}"), None
         first = None
-        job = self.client.submit(question, 5, "extractive", api_name="/chat")
+        # k, mode, and every document (no collections, no documents chosen)
+        job = self.client.submit(question, 5, "extractive", [], [], api_name="/chat")
         for _ in job:  # streamed updates: the first one shows the first words
             first = first or time.perf_counter()
         return job.result(), first
