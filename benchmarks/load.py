@@ -195,7 +195,8 @@ class HttpAsker:
     def ask(self, endpoint: str, question: str, route: str) -> tuple[object, float | None]:
         """The endpoint's final result, and when its first output arrived."""
         data = {"ask": [question, 5, "extractive"], "search": [question, 5],
-                "chat": [question, None, 5, "extractive", ""]}[endpoint]  # no history, not kept
+                # no history, not kept, from every document (no collections or documents)
+                "chat": [question, None, 5, "extractive", "", [], []]}[endpoint]
         body = {"data": data, "session_hash": self.session}
         if endpoint != "chat" and route == "direct":  # one request, past the queue
             response = self.http.post(f"{self.base}/gradio_api/run/{endpoint}", json=body)
@@ -230,7 +231,8 @@ class GradioAsker:
         if endpoint != "chat":  # gradio_client always goes through the queue
             return self.client.predict(question, 5, api_name=f"/{endpoint}"), None
         first = None
-        job = self.client.submit(question, 5, "extractive", api_name="/chat")
+        # k, mode, and every document (no collections, no documents chosen)
+        job = self.client.submit(question, 5, "extractive", [], [], api_name="/chat")
         for _ in job:  # streamed updates: the first one shows the first words
             first = first or time.perf_counter()
         return job.result(), first

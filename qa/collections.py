@@ -112,6 +112,15 @@ class Collections:
                               "collection COLLATE NOCASE", (path,)).fetchall()
         return [row[0] for row in rows]
 
+    def memberships(self) -> dict[str, list[str]]:
+        """Each document in some collection, and the collections holding it (by name)."""
+        held: dict[str, list[str]] = {}
+        with self._db() as db:
+            for path, name in db.execute("SELECT path, collection FROM members ORDER BY "
+                                         "collection COLLATE NOCASE"):
+                held.setdefault(path, []).append(name)
+        return held
+
     def paths(self, names: Sequence[str]) -> list[str]:
         """The documents of the collections named; QAError for a name there is none of."""
         with self._db() as db:

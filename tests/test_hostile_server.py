@@ -101,8 +101,9 @@ def test_a_500_kb_hostile_history_does_not_stall_the_server(served, unit):
     _, copied = queue_call(url, session, copy, [history])
     assert copied["success"], copied
     answered = {}
-    asking = threading.Thread(target=lambda: answered.update(result=queue_call(
-        url, session, chat, ["Who has resigned? What did he say?", None, 5, "extractive", ""])))
+    question = ["Who has resigned? What did he say?", None, 5, "extractive", "", [], []]
+    asking = threading.Thread(target=lambda: answered.update(
+        result=queue_call(url, session, chat, question)))
 
     asking.start()
     time.sleep(0.2)
@@ -223,11 +224,12 @@ def test_a_question_that_is_not_text_gets_a_clear_error_and_no_traceback(served,
 
 
 @pytest.mark.parametrize(("endpoint", "data", "expected"), [
-    ("run/ask", [12345, 5], "An event handler (ask) didn't receive enough input values "
-                            "(needed: 3, got: 2)."),
-    ("call/chat", ["Who resigned?", None, "abc", "extractive", ""],
+    ("run/ask", [], "An event handler (ask) didn't receive enough input values "
+                    "(needed: 5, got: 0)."),
+    ("call/chat", ["Who resigned?", None, "abc", "extractive", "", [], []],
      "Could not preprocess input component at index 2 (a `slider` component)"),
-    ("call/chat", ["Who resigned?", None, 5, 7, ""], "Value: 7 (type: <class 'int'>) is not in"),
+    ("call/chat", ["Who resigned?", None, 5, 7, "", [], []],
+     "Value: 7 (type: <class 'int'>) is not in"),
 ])
 def test_a_malformed_request_gets_gradios_message_and_no_traceback(served, endpoint, data,
                                                                    expected):

@@ -367,7 +367,7 @@ def test_scripts_and_other_sites_cannot_remove_or_add_documents(server, origin, 
         uploaded = httpx.post(f"{url}/gradio_api/upload", files={"files": file},
                               headers={"origin": url}).json()[0]
     file_data = {"path": uploaded, "meta": {"_type": "gradio.FileData"}, "orig_name": "sneaky.txt"}
-    assert "Refused" in trigger("qa-upload", "upload", [[file_data]])
+    assert "Refused" in trigger("qa-upload", "upload", [[file_data], ""])  # "": no collection
     assert "sneaky.txt" not in _listed(url)
     assert not Path(uploaded).exists()  # nor is it left in Gradio's cache
 
@@ -452,7 +452,7 @@ def test_api_ask_takes_the_mode_and_describes_its_parameters(server):
 
     info = httpx.get(f"{server['url']}/gradio_api/info").json()["named_endpoints"]
     parameters = {p["parameter_name"]: p for p in info["/ask"]["parameters"]}
-    assert list(parameters) == ["question", "k", "mode"]
+    assert list(parameters) == ["question", "k", "mode", "collections", "documents"]
     assert parameters["question"]["label"] == "question"
     assert "plain words" in parameters["question"]["python_type"]["description"]
     assert "extractive" in parameters["mode"]["python_type"]["description"]

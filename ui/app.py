@@ -7,6 +7,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import functools
 import html
+import inspect
 import re
 import sys
 from collections.abc import Callable, Collection, Iterator
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
+from gradio.components.api_component import Api
 from gradio.utils import get_function_description, get_upload_folder
 from starlette.middleware import Middleware
 
@@ -25,9 +27,11 @@ from qa.index import ANSWER_MODES, MAX_QUESTION_CHARS
 from qa.llm import LLMConfig
 from qa.search import check_choice, check_k
 from ui import render, uploads
+from ui.collection_panel import CollectionPanel, scope_of
 from ui.conversation_panel import ConversationPanel
 from ui.conversations import ConversationStore
 from ui.guard import Guard, from_own_page
+from ui.render import sentence
 from ui.uploads import UPLOADS
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -79,6 +83,7 @@ class ChatApp:
                                   llm)
         self.index.warm_up()  # the first question should not wait for the model to load
         self.history = ConversationPanel(ConversationStore(self.index_dir), self.from_this_page)
+        self.collections = CollectionPanel(self.index, self.from_this_page, self.label)
         for _, note in self.index_files([]):  # uploads a crash or a busy index left behind
             print(f"qa serve: {note}", file=sys.stderr)
 
@@ -86,10 +91,12 @@ class ChatApp:
 
     def respond(
         self, message: str, history: list[dict], k: float, mode: str, conversation: str = "",
+        collections: list[str] | None = None, documents: list[str] | None = None,
         request: gr.Request | None = None,
     ) -> Iterator[str]:
-        """Chat handler: the answer (an LLM's as it is written), then its checks and Sources;
-        the turn is kept in the page's conversation."""
+        """Chat handler: the answer (an LLM's as it is written), then its checks and Sources,
+        from within the collections and documents chosen (none: all); the turn is kept in
+        the page's conversation."""
         if not isinstance(message, str):
             yield render.answer_html(NOT_TEXT, found=False)
             return
@@ -98,9 +105,11 @@ class ChatApp:
             return
         written, earlier = "", history_pairs(history)
         try:
+            scope = scope_of(self.index, collections, documents)
             response = self.index.ask_stream(
                 message, history=earlier, k=check_k(k),
-                mode=check_choice("answer mode", mode, ANSWER_MODES))
+                mode=check_choice("answer mode", mode, ANSWER_MODES), within=scope.within,
+                collections=scope.collections)
             for piece in response:  # an LLM's answer, as it is written
                 written += piece
                 yield render.answer_html(written)
@@ -110,39 +119,55 @@ class ChatApp:
         except QAError as error:
             yield render.answer_html(sentence(str(error)), found=False)
             return
-        shown = (render.answer_html(answer.text, answer.found) + render.checks_html(answer)
+        shown = (render.answer_html(answer.text, answer.found)
+                 + render.scope_html(scope.describe()) + render.checks_html(answer)
                  + render.COPY_BUTTON + sources)
         self.history.keep(conversation, request, turns_before(history), message, shown,
                           answer.to_dict())
         yield shown
 
-    def ask(self, question: str, k: int = 5, mode: str = "extractive") -> dict:
+    def ask(
+        self, question: str, k: int = 5, mode: str = "extractive",
+        collections: list[str] | None = None, documents: list[str] | None = None,
+    ) -> dict:
         """Answer a question from the indexed documents, citing the passages it quotes.
 
         Args:
             question: the question, in plain words (at most 2,000 characters).
             k: how many passages to search for the answer (1 to 1000).
             mode: "extractive" quotes the documents; "llm" has the server's language model write the answer (only if one is configured).
+            collections: answer only from the documents of these collections, by name (none or empty: from every document).
+            documents: answer only from these documents, by path or file name as the documents list shows them (with collections: from the documents of either).
 
         Returns:
             {question, answer, found, citations: [{n, source, title, text, quote, start, end, page, score, similarity}]}
         """  # noqa: E501 - one line per parameter, as the API page reads them
         with user_errors("ask"):
             mode = check_choice("answer mode", mode, ANSWER_MODES)
-            return self.index.ask(text_only(question), k=k, mode=mode).to_dict()
+            scope = scope_of(self.index, collections, documents)
+            return self.index.ask(text_only(question), k=k, mode=mode, within=scope.within,
+                                  collections=scope.collections).to_dict()
 
-    def search(self, query: str, k: int = 5) -> list[dict]:
+    def search(
+        self, query: str, k: int = 5, collections: list[str] | None = None,
+        documents: list[str] | None = None,
+    ) -> list[dict]:
         """The passages most relevant to the query, best first.
 
         Args:
             query: what to look for, in plain words (at most 2,000 characters).
             k: how many passages to return (1 to 1000).
+            collections: search only the documents of these collections, by name (none or empty: every document).
+            documents: search only these documents, by path or file name as the documents list shows them (with collections: the documents of either).
 
         Returns:
             [{rank, source, title, text, start, end, page, score, similarity, chunk_id}]
-        """
+        """  # noqa: E501 - one line per parameter, as the API page reads them
         with user_errors("search"):
-            return [hit.to_dict() for hit in self.index.search(text_only(query), k=k)]
+            scope = scope_of(self.index, collections, documents)
+            hits = self.index.search(text_only(query), k=k, within=scope.within,
+                                     collections=scope.collections)
+            return [hit.to_dict() for hit in hits]
 
     # -- documents -------------------------------------------------------------
 
@@ -152,7 +177,8 @@ class ChatApp:
         docs = sorted(self.index.documents(), key=lambda d: self.label(d).lower())
         latest = sorted(docs, key=lambda d: d.indexed_at, reverse=True)[:EXAMPLES]
         examples = [{"text": f"What is “{self.label(d)}” about?"} for d in latest]
-        listing = render.documents_html(docs, self.label, preview)
+        listing = render.documents_html(docs, self.label, preview,
+                                        self.index.collections.memberships())
         return listing, gr.update(examples=examples or None)
 
     def label(self, document: DocumentInfo) -> str:
@@ -189,10 +215,12 @@ class ChatApp:
     def add_files(
         self,
         files: list[str] | None,
+        collection: str | None = None,
         request: gr.Request | None = None,  # None: called from Python, not from a browser
         progress: gr.Progress = gr.Progress(),  # noqa: B008
     ) -> tuple:
-        """Upload handler: check, store under <index>/uploads, index with progress."""
+        """Upload handler: check, store under <index>/uploads, index with progress, into
+        `collection` if one is chosen."""
         if not self.from_this_page(request):
             uploads.discard_cached(files or [], Path(get_upload_folder()))
             return render.status_html([(False, REFUSED)]), *self.documents(), None
@@ -214,20 +242,23 @@ class ChatApp:
             stored.append(path)
         uploads.discard_cached(files or [], Path(get_upload_folder()))
         if stored:
-            notes += self.index_files(stored, embedding_progress(progress))
+            notes += self.index_files(stored, embedding_progress(progress), collection or None)
         return render.status_html(notes), *self.documents(), None
 
     def index_files(
-        self, paths: list[Path], progress: Callable[[int, int], None] | None = None
+        self, paths: list[Path], progress: Callable[[int, int], None] | None = None,
+        collection: str | None = None,
     ) -> list[tuple[bool, str]]:
-        """Index stored uploads, and any left unindexed (by a crash, or a busy index); one
-        outcome line per file (unreadable ones are deleted: they were never indexed)."""
+        """Index stored uploads (into `collection`, if given), and any left unindexed (by a
+        crash, or a busy index); one outcome line per file (unreadable ones are deleted:
+        they were never indexed)."""
         indexed = {d.path for d in self.index.documents()}
         paths = list(dict.fromkeys([*paths, *uploads.unindexed(self.uploads_dir, indexed)]))
         if not paths:
             return []
         try:
-            report = self.index.add([str(p) for p in paths], progress=progress)
+            report = self.index.add([str(p) for p in paths], progress=progress,
+                                    collection=collection)
         except QAError as error:
             names = ", ".join(path.name for path in paths)
             return [(False, f"{names}: stored, not indexed yet: {sentence(str(error))} "
@@ -244,6 +275,8 @@ class ChatApp:
                 count = chunks.get(str(path), 0)
                 passages = "1 passage" if count == 1 else f"{count} passages"
                 notes.append((True, f"{path.name} is indexed ({passages}), ready for questions."))
+        if collection and len(failed) < len(paths):
+            notes.append((True, f"Put in the collection “{collection}”."))
         return notes
 
     def remove(self, path: str, request: gr.Request) -> tuple:
@@ -284,11 +317,25 @@ class CheckedBlocks(gr.Blocks):
                               **kwargs: Any) -> Any:
         where = f"/{block_fn.api_name}" if block_fn.api_name else block_fn.name
         try:
-            return await super().preprocess_data(block_fn, inputs, *args, **kwargs)
+            return await super().preprocess_data(block_fn, with_defaults(block_fn, inputs),
+                                                 *args, **kwargs)
         except ValueError as error:  # Gradio's ComponentProcessingError is one
             raise user_error(where, str(error).split("\n", 1)[0]) from error
         except gr.Error as error:
             raise user_error(where, error.message) from error
+
+
+def with_defaults(block_fn: Any, inputs: Any) -> Any:
+    """The values of a call to an API endpoint, its trailing parameters left out given their
+    defaults: a script written before a parameter was added keeps working."""
+    wanted = block_fn.inputs
+    if not isinstance(inputs, list) or not all(isinstance(b, Api) for b in wanted):
+        return inputs
+    parameters = list(inspect.signature(block_fn.fn).parameters.values())
+    missing = parameters[len(inputs) : len(wanted)]
+    if any(p.default is inspect.Parameter.empty for p in missing):
+        return inputs
+    return [*inputs, *(p.default for p in missing)]
 
 
 def text_only(question: Any) -> str:
@@ -312,12 +359,6 @@ def user_error(where: str, message: str) -> gr.Error:
     nothing went wrong in the server)."""
     print(f"qa serve: {where} refused: {message}", file=sys.stderr)
     return gr.Error(message, print_exception=False)
-
-
-def sentence(text: str) -> str:
-    """A message as a sentence: capital first letter, final full stop."""
-    text = text.strip()
-    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
 def turns_before(history: Any) -> int:
@@ -378,9 +419,11 @@ def build_app(
                 conversations = app.history.build()
                 panels, settings = side_panels(app, demo, max_upload_mb)
             with gr.Column(scale=5, elem_classes="qa-chat-column"):
-                chat = chat_panel(app, [*settings, app.history.current])
+                scope = app.collections.build_scope()
+                chat = chat_panel(app, [*settings, app.history.current, *scope])
         wire_documents(app, demo, panels, chat.chatbot)
         app.history.wire(demo, chat)
+        app.collections.wire(demo, app.documents, [panels["table"], chat.chatbot])
         panels["folds"].append(conversations)
         width = gr.Number(visible=False)  # the window's, sent by the page on load
         demo.load(fold_on_phones, width, panels["folds"], js="() => [window.innerWidth]",
@@ -401,7 +444,9 @@ def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict
             f"files, up to {max_upload_mb} MB each. They can be asked about as soon as they are "
             "indexed.</div>"
         )
+        into = app.collections.upload_choice()
         status = gr.HTML(elem_id="qa-status")
+    app.collections.build()
     with gr.Accordion("Settings", open=True, elem_id="qa-settings") as settings_fold:
         k = gr.Slider(1, 10, value=5, step=1, label="Passages to search (k)", elem_id="qa-k")
         modes = [("Extractive — answers quote the documents", "extractive")]
@@ -410,7 +455,7 @@ def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict
         mode = gr.Radio(modes, value="extractive", label="Answer mode", elem_id="qa-mode")
         if not app.index.llm:
             gr.HTML(LLM_HELP, elem_id="qa-llm-help")
-    panels = {"table": table, "files": files, "status": status,
+    panels = {"table": table, "files": files, "status": status, "into": into,
               "folds": [documents, settings_fold]}
     return panels, [k, mode]
 
@@ -421,11 +466,14 @@ def wire_documents(app: ChatApp, demo: gr.Blocks, panels: dict, chatbot: gr.Chat
     listing = [table, chatbot]  # the list, and example questions about it
     private: dict[str, Any] = {"api_visibility": "private"}
     demo.load(app.documents, None, listing, **private)
-    table.click(app.document_action, None, [status, *listing],
-                show_progress_on=table, **private)
+    collections = app.collections
+    collections.after_documents_change(
+        table.click(app.document_action, None, [status, *listing],
+                    show_progress_on=table, **private))
     files.upload(None, None, status, js="() => ''", **private)  # clear the last upload's lines
-    files.upload(app.add_files, files, [status, *listing, files], show_progress_on=files,
-                 **private)
+    collections.after_documents_change(
+        files.upload(app.add_files, [files, panels["into"]], [status, *listing, files],
+                     show_progress_on=files, **private))
 
 
 def fold_on_phones(width: float) -> list:
@@ -461,7 +509,7 @@ def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
         textbox=textbox,
         additional_inputs=[*settings],
         # Replaced on load by questions about the indexed documents (none if there are none).
-        examples=[["What are these documents about?", None, None, None]],
+        examples=[["What are these documents about?", None, None, None, None, None]],
         api_name="chat",
         api_visibility="undocumented",  # scripts use /ask; benchmarks/load.py uses this too
         fill_height=True,

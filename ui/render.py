@@ -1,4 +1,4 @@
-"""HTML for answers, sources, the documents list and the conversations list.
+"""HTML for answers, sources, the documents, collections and conversations lists.
 
 Document text is untrusted. Everything that comes from a document (or a file
 name) passes through `escape`, which turns every ASCII punctuation character
@@ -13,7 +13,7 @@ everything else is escaped as above.
 
 import re
 import string
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -227,15 +227,17 @@ def _trim_right(text: str, cut: bool) -> str:
 def documents_html(
     documents: Sequence[DocumentInfo], label: Callable[[DocumentInfo], str],
     preview: tuple[str, str] | None = None,
+    collections: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """The indexed files, each with its title (`label`), folder and name, passages, when
-    indexed, and buttons to preview or remove it; `preview` is (path, preview_html) to show
-    under that document's row."""
+    indexed, the collections holding it (`collections`: path to names), and buttons to
+    preview or remove it; `preview` is (path, preview_html) to show under that document's
+    row."""
     if not documents:
         return '<div class="qa-docs-empty">No documents yet. Upload some below.</div>'
     shown, html = preview or ("", "")
     rows = "".join(
-        _document_row(d, label(d))
+        _document_row(d, label(d), (collections or {}).get(d.path, ()))
         + (f'<li class="qa-doc-preview">{html}</li>' if d.path == shown else "")
         for d in documents
     )
@@ -243,10 +245,13 @@ def documents_html(
     return f'<div class="qa-docs-count">{count}</div><ul class="qa-docs">{rows}</ul>'
 
 
-def _document_row(document: DocumentInfo, label: str) -> str:
+def _document_row(document: DocumentInfo, label: str, collections: Sequence[str]) -> str:
     path = Path(document.path)
     passages = "1 passage" if document.chunks == 1 else f"{document.chunks} passages"
     target = escape(document.path)
+    held = "".join(f'<span class="qa-doc-collection">{escape(name)}</span>'
+                   for name in collections)
+    held = f'<span class="qa-doc-collections">In {held}</span>' if held else ""
     return (
         f'<li class="qa-doc" data-path="{target}">'
         f'<button class="qa-doc-open" data-path="{target}" title="Preview">'
@@ -254,7 +259,7 @@ def _document_row(document: DocumentInfo, label: str) -> str:
         f'<span class="qa-doc-where"><span class="qa-doc-file">{escape(path.name)}</span> · '
         f"{escape(str(path.parent))}</span>"
         f'<span class="qa-doc-meta">{passages} · indexed {when(document.indexed_at)}</span>'
-        "</button>"
+        f"{held}</button>"
         f'<button class="qa-doc-remove" data-path="{target}" data-name="{escape(path.name)}" '
         f'title="Remove {escape(path.name)}" aria-label="Remove {escape(path.name)}">✕</button>'
         "</li>"
@@ -290,6 +295,40 @@ def status_html(notes: Sequence[tuple[bool, str]]) -> str:
         f'<li class="{"qa-ok" if ok else "qa-problem"}">{escape(text)}</li>' for ok, text in notes
     )
     return f'<ul class="qa-status">{items}</ul>' if items else ""
+
+
+def collections_html(counts: Mapping[str, int]) -> str:
+    """The collections, each with how many documents it holds and buttons to rename or
+    delete it."""
+    if not counts:
+        return ('<div class="qa-colls-empty">No collections yet. Create one to group '
+                "documents and ask within them.</div>")
+    rows = "".join(_collection_row(name, count) for name, count in counts.items())
+    return f'<ul class="qa-colls">{rows}</ul>'
+
+
+def _collection_row(name: str, count: int) -> str:
+    shown = escape(name)
+    documents = "1 document" if count == 1 else f"{count} documents"
+    return (
+        f'<li class="qa-coll"><span class="qa-coll-name">{shown}</span>'
+        f'<span class="qa-coll-count">{documents}</span>'
+        f'<button class="qa-coll-rename" data-action="rename" data-name="{shown}" '
+        f'aria-label="Rename {shown}">Rename</button>'
+        f'<button class="qa-coll-delete" data-action="delete" data-name="{shown}" '
+        f'title="Delete {shown}" aria-label="Delete {shown}">✕</button></li>'
+    )
+
+
+def scope_html(text: str) -> str:
+    """The line under an answer saying which documents it was asked within ("": none)."""
+    return f'<div class="qa-scope">{escape(text)}</div>' if text else ""
+
+
+def sentence(text: str) -> str:
+    """A message as a sentence: capital first letter, final full stop."""
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
 def conversations_html(
