@@ -36,7 +36,9 @@ class ChosenLLM:
         if self.saved:
             return (f"{model}, as saved from the page in {SAVED_LLM} in the index folder; "
                     "it wins over QA_LLM_* and --llm-* (delete the file to use those)")
-        return f"{model}, from QA_LLM_* or --llm-* (none saved from the page)"
+        if self.config:
+            return f"{model}, from QA_LLM_* or --llm-* (none saved from the page)"
+        return f"{model}: none given with QA_LLM_* or --llm-*, none saved from the page"
 
 
 def with_server(start: LLMConfig | None, base_url: str, model: str, api_key: str | None
