@@ -11,6 +11,7 @@ from tests.helpers import copy_index, free_port, qa_serve, scripted_llm_server
 from tests.llm_server import KEY
 from tests.test_hostile_uploads import page_event
 from tests.test_ui import ask, browser, open_page  # noqa: F401 - browser is a fixture
+from tests.test_ui_access import LOW_CONTRAST_JS, outline, tab_to
 
 pytestmark = pytest.mark.process
 
@@ -73,6 +74,10 @@ def test_a_model_is_found_tested_saved_used_and_kept_across_a_restart(
         assert page.locator("#qa-mode input[value=llm]").is_checked()
         assert "Written by unsupported" in page.inner_text("#qa-mode")
         assert page.locator("#qa-mode-hint").is_hidden()
+        assert page.evaluate(LOW_CONTRAST_JS) == []  # the open section, in light colours
+        tab_to(page, "#qa-mode input[type=radio]")
+        style, width = outline(page)
+        assert style != "none" and width >= 2
         before = chat_requests(scripted)
         answer = ask(page, "Who has resigned?")
         assert INVENTED in answer.inner_text()
