@@ -14,7 +14,8 @@ No model can run here, so the reply is scripted; the model name picks the script
   malformed    a stream whose data is not JSON
 Requests asking to rewrite a follow-up get "<previous question> <question>"; a request
 without passages (a test of the model) gets "Ready.".
-GET /requests returns how many chat requests were served, and the max_tokens of the last.
+GET /requests returns how many chat requests were served, the max_tokens of the last, and
+the Authorization header of the last request for anything else (None if it had none).
 
 GET /v1/models lists the scripts, as an OpenAI-compatible server does. A path prefix makes
 the server behave as another kind (the rest of the path is as above):
@@ -32,6 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 served = 0
 last_max_tokens = None
+last_authorization = None
 KEY = "sesame-key-1234"
 MODELS = ["quote", "invent", "unsupported", "uncited", "mostly_unsupported", "slow",
           "slow_start", "error", "malformed"]
@@ -64,7 +66,8 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "refused":
             return
         if path == "/requests":
-            body: dict = {"requests": served, "max_tokens": last_max_tokens}
+            body: dict = {"requests": served, "max_tokens": last_max_tokens,
+                          "authorization": last_authorization}
         elif path == "/v1/models" and kind != "/ollama":
             body = {"object": "list", "data": [{"id": m, "object": "model"} for m in MODELS]}
         elif path == "/api/tags" and kind == "/ollama":
@@ -80,7 +83,10 @@ class Handler(BaseHTTPRequestHandler):
     def _route(self) -> tuple[str, str]:
         """(the kind of server the path's prefix asks for, the rest of the path); "refused"
         if this request was answered 401 already."""
+        global last_authorization
         kind = next((p for p in PREFIXES if self.path.startswith(p + "/")), "")
+        if self.path != "/requests":
+            last_authorization = self.headers.get("Authorization")
         if kind == "/slow":
             time.sleep(3)
         if kind == "/private" and self.headers.get("Authorization") != f"Bearer {KEY}":

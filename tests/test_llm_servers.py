@@ -37,6 +37,7 @@ def test_an_ollama_is_asked_for_its_tags(scripted, typed):
 
     assert found.base_url == f"{scripted}/ollama/v1" and found.kind == "Ollama"
     assert "quote:latest" in found.names
+    assert try_model(LLMConfig(found.base_url, "quote:latest")).reply == "Ready."
 
 
 def test_the_key_is_sent_and_a_wrong_or_missing_one_is_named_as_such(scripted):

@@ -121,3 +121,24 @@ def test_another_site_or_a_script_cannot_set_find_or_test_a_model(server, script
     assert not (server["index"] / SAVED_LLM).exists()
     ask_llm = httpx.post(f"{url}/gradio_api/run/ask", json={"data": ["Who?", 5, "llm"]})
     assert ask_llm.json()["error"].startswith("No language model is configured")
+
+
+def test_a_saved_key_is_only_ever_sent_to_the_server_it_was_saved_for(scripted, tmp_path):
+    from qa.llm import LLMConfig
+    from ui.app import ChatApp
+
+    panel = ChatApp(str(tmp_path / "index"), 5,
+                    LLMConfig(f"{scripted}/private/v1", "quote", KEY)).model
+
+    def sent(address: str, typed: str = "", forget: bool = False) -> tuple[str, str | None]:
+        _, note = panel.find_models(address, typed, forget)
+        return note, httpx.get(f"{scripted}/requests").json()["authorization"]
+
+    note, key = sent(f"{scripted}/private")  # the same server: the saved key goes along
+    assert "Found 9 models" in note and key == f"Bearer {KEY}"
+    note, key = sent(f"{scripted}/ollama")  # another: it does not
+    assert "Found 9 models" in note and key is None
+    note, key = sent(f"{scripted}/private", forget=True)
+    assert "refused the API key" in note and key is None
+    note, key = sent(f"{scripted}/ollama", "typed-key")
+    assert key == "Bearer typed-key" and KEY not in note

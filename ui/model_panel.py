@@ -32,6 +32,9 @@ REFUSED = ("Refused: the language model can only be set up from this app's own p
 QUOTED = ("Quoted from your documents", "extractive")
 NO_MODEL_HINT = ('<div class="qa-hint">Answers are quoted from your documents. To have a '
                  "language model write them, set one up under Language model.</div>")
+KEY_INFO = "Only if the server asks for one (a local Ollama does not)"
+SAVED_KEY_INFO = ("A key is saved for this server: leave this empty to keep it, or type a new "
+                  "one. It is never sent to another server.")
 PRIVATE: dict[str, Any] = {"api_visibility": "private"}
 
 
@@ -65,8 +68,7 @@ class ModelPanel:
                                            "(e.g. https://api.openai.com/v1)",
                                       elem_id="qa-model-address")
             self.ollama = gr.Button("Use the local Ollama", size="sm", elem_id="qa-model-ollama")
-            self.key = gr.Textbox(label="API key", type="password",
-                                  info="Only if the server asks for one (a local Ollama does not)",
+            self.key = gr.Textbox(label="API key", type="password", info=KEY_INFO,
                                   elem_id="qa-model-key")
             self.forget = gr.Checkbox(label="Remove the saved key", visible=False,
                                       elem_id="qa-model-forget")
@@ -108,7 +110,6 @@ class ModelPanel:
         filled with it (the key only said to be saved, never sent)."""
         config = self.index.llm
         saved_key = config is not None and has_key(config.api_key)
-        key_hint = "A key is saved: leave empty to keep it" if saved_key else ""
         model = config.model if config else None
         written = [(f"Written by {model}, its citations checked", "llm")] if model else []
         choice = {"value": answers} if answers else {}
@@ -117,7 +118,8 @@ class ModelPanel:
             gr.update(visible=config is None),
             render.model_html(model, config.base_url if config else None, saved_key),
             gr.update(value=config.base_url if config else ""),
-            gr.update(value="", placeholder=key_hint),
+            gr.update(value="", placeholder="A key is saved" if saved_key else "",
+                      info=SAVED_KEY_INFO if saved_key else KEY_INFO),
             gr.update(value=False, visible=saved_key),
             gr.update(choices=[model] if model else [], value=model),
         )
@@ -163,8 +165,8 @@ class ModelPanel:
         except (QAError, OSError) as error:
             note = render.sentence(f"not saved: {error}")
             return render.status_html([(False, note)]), *(gr.skip(),) * 7
-        note = (f"Saved: {config.model} writes the answers when “Written by {config.model}” "
-                "is chosen above.")
+        note = (f"Saved: answers are now written by {config.model} (choose “{QUOTED[0]}” "
+                "above to have them quoted).")
         return render.status_html([(True, note)]), *self._shown(answers="llm")
 
     def stop_model(self, request: gr.Request | None = None) -> tuple:
