@@ -3,6 +3,8 @@ port), a real browser, the scripted model server (tests/llm_server.py) over real
 and the same section's events sent by another site or a script, which must change nothing.
 """
 
+import html
+
 import httpx
 import pytest
 
@@ -142,3 +144,13 @@ def test_a_saved_key_is_only_ever_sent_to_the_server_it_was_saved_for(scripted, 
     assert "refused the API key" in note and key is None
     note, key = sent(f"{scripted}/ollama", "typed-key")
     assert key == "Bearer typed-key" and KEY not in note
+
+
+def test_chat_takes_model_answers_from_a_script_and_says_when_no_model_is_set(server):
+    url = server["url"]
+    event = httpx.post(f"{url}/gradio_api/call/chat",
+                       json={"data": ["Who has resigned?", None, 5, "llm", ""]}).json()
+    stream = httpx.get(f"{url}/gradio_api/call/chat/{event['event_id']}", timeout=60).text
+
+    assert "No language model is configured: choose one under Language model" in html.unescape(
+        stream)

@@ -59,7 +59,10 @@ class ModelPanel:
     def build(self) -> gr.Radio:
         """The Answers choice and the Language model fold (call inside the page's layout);
         returns the choice, an input of the chat."""
-        self.mode = gr.Radio([QUOTED], value="extractive", label="Answers", elem_id="qa-mode")
+        # both values from the start, so that /chat takes "llm" from a script too (it is
+        # refused with a clear message while no model is set); each page gets its labels on load
+        self.mode = gr.Radio([QUOTED, written_by("a language model")], value="extractive",
+                             label="Answers", elem_id="qa-mode")
         self.hint = gr.HTML(NO_MODEL_HINT, elem_id="qa-mode-hint")
         with gr.Accordion("Language model", open=False, elem_id="qa-model") as self.fold:
             self.in_use = gr.HTML(elem_id="qa-model-in-use")
@@ -111,7 +114,7 @@ class ModelPanel:
         config = self.index.llm
         saved_key = config is not None and has_key(config.api_key)
         model = config.model if config else None
-        written = [(f"Written by {model}, its citations checked", "llm")] if model else []
+        written = [written_by(model)] if model else []
         choice = {"value": answers} if answers else {}
         return (
             gr.update(choices=[QUOTED, *written], visible=config is not None, **choice),
@@ -202,3 +205,8 @@ class ModelPanel:
         if forget or config is None or not has_key(config.api_key):
             return None
         return config.api_key if api_base(address) == config.base_url else None
+
+
+def written_by(model: str) -> tuple[str, str]:
+    """The Answers choice for answers the model writes."""
+    return f"Written by {model}, its citations checked", "llm"
