@@ -224,13 +224,22 @@ class Index:
         llm = self._llm_for(mode)
         return self._asker.ask(question, history, k, self._scope(within, collections), llm)
 
+    def use_llm(self, config: LLMConfig | None) -> None:
+        """Have `config`'s model write mode="llm" answers from now on (None: none may).
+
+        Safe while questions are being answered: each takes the model once, as it
+        starts, and finishes with that one."""
+        self.llm = config
+
     def _llm_for(self, mode: AnswerMode) -> LLMConfig | None:
         if check_choice("answer mode", mode, ANSWER_MODES) == "extractive":
             return None
-        if self.llm is None:
-            raise QAError("no language model is configured: set QA_LLM_BASE_URL and "
-                          "QA_LLM_MODEL (or pass --llm-base-url and --llm-model)")
-        return self.llm
+        llm = self.llm  # read once: use_llm may change it meanwhile
+        if llm is None:
+            raise QAError("no language model is configured: choose one under Language model "
+                          "in the web chat, or set QA_LLM_BASE_URL and QA_LLM_MODEL (or pass "
+                          "--llm-base-url and --llm-model)")
+        return llm
 
     def _scope(
         self, within: Sequence[str | Path] | None, collections: Sequence[str] | None

@@ -44,6 +44,7 @@ SUPPORT_THRESHOLD = 0.4
 DEFAULT_TIMEOUT = 20.0
 DEFAULT_FIRST_TOKEN_TIMEOUT = 120.0  # a small local model on a CPU reads the passages slowly
 DEFAULT_MAX_TOKENS = 512
+NO_KEY = "not-needed"  # the API key sent to a server that needs none (the client wants one)
 MIN_CLAIM_WORDS = 3  # shorter pieces ("In short:") are not claims to check
 _WORD = re.compile(r"\w+")
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -76,7 +77,7 @@ class LLMConfig:
 
     base_url: str
     model: str
-    api_key: str = "not-needed"
+    api_key: str = NO_KEY
     timeout: float = DEFAULT_TIMEOUT
     first_token_timeout: float = DEFAULT_FIRST_TOKEN_TIMEOUT
     max_tokens: int = DEFAULT_MAX_TOKENS
@@ -95,7 +96,7 @@ class LLMConfig:
         if not base_url or not model:
             return None
         try:
-            return cls(base_url, model, environ.get("QA_LLM_API_KEY") or "not-needed",
+            return cls(base_url, model, environ.get("QA_LLM_API_KEY") or NO_KEY,
                        float(environ.get("QA_LLM_TIMEOUT") or DEFAULT_TIMEOUT),
                        float(environ.get("QA_LLM_FIRST_TOKEN_TIMEOUT")
                              or DEFAULT_FIRST_TOKEN_TIMEOUT),

@@ -1,6 +1,7 @@
 """What several test modules share that is not a fixture: the seed files, the `qa` command
-and its environment, a free port, `qa serve` until it answers, a `qa` process whose stderr
-is read as it comes, a private copy of an index, and the ids the FAISS index holds.
+and its environment, a free port, `qa serve` until it answers, the scripted language model
+server (tests/llm_server.py), a `qa` process whose stderr is read as it comes, a private
+copy of an index, and the ids the FAISS index holds.
 
 Fixtures live in conftest.py; this module is imported by it and by the tests.
 """
@@ -111,6 +112,26 @@ def qa_serve(
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@contextmanager
+def scripted_llm_server() -> Iterator[str]:
+    """tests/llm_server.py running on a free port: yields its address (http://127.0.0.1:PORT)."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "llm_server.py"),
+                                str(port)])
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"{url}/requests", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait()
 
 
 def _wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: float) -> None:

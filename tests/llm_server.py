@@ -12,8 +12,17 @@ No model can run here, so the reply is scripted; the model name picks the script
   slow_start   waits 3 s, then answers as quote does
   error        HTTP 500
   malformed    a stream whose data is not JSON
-Requests asking to rewrite a follow-up get "<previous question> <question>".
-GET /requests returns how many chat requests were served, and the max_tokens of the last.
+Requests asking to rewrite a follow-up get "<previous question> <question>"; a request
+without passages (a test of the model) gets "Ready.".
+GET /requests returns how many chat requests were served, the max_tokens of the last, and
+the Authorization header of the last request for anything else (None if it had none).
+
+GET /v1/models lists the scripts, as an OpenAI-compatible server does. A path prefix makes
+the server behave as another kind (the rest of the path is as above):
+  /ollama   an Ollama whose models are listed only by GET /api/tags (no /v1/models)
+  /private  every request needs the API key KEY ("Authorization: Bearer KEY"), else 401
+  /slow     every request waits 3 s before it is answered
+Any other GET gets a web page (HTML), as a server that is not a model server would send.
 """
 
 import json
@@ -24,12 +33,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 served = 0
 last_max_tokens = None
+last_authorization = None
+KEY = "sesame-key-1234"
+MODELS = ["quote", "invent", "unsupported", "uncited", "mostly_unsupported", "slow",
+          "slow_start", "error", "malformed"]
+PREFIXES = ("/ollama", "/private", "/slow")
 
 
 def reply_for(model: str, messages: list[dict]) -> str:
     if "Rewrite" in messages[0]["content"]:
         questions = [m["content"] for m in messages if m["role"] == "user"]
         return f"{questions[-2]} {questions[-1]}"
+    if "Passages:" not in messages[-1]["content"]:
+        return "Ready."
     passage = re.search(r"\[1\][^\n]*\n(.*?)(?:\n\n\[2\]|\n\nQuestion:)", messages[-1]["content"],
                         re.DOTALL).group(1)
     first = re.split(r"\n|(?<=[.!?])\s", passage.strip())[0]
@@ -46,15 +62,46 @@ def reply_for(model: str, messages: list[dict]) -> str:
 
 class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
-        body = {"requests": served, "max_tokens": last_max_tokens}
+        kind, path = self._route()
+        if kind == "refused":
+            return
+        if path == "/requests":
+            body: dict = {"requests": served, "max_tokens": last_max_tokens,
+                          "authorization": last_authorization}
+        elif path == "/v1/models" and kind != "/ollama":
+            body = {"object": "list", "data": [{"id": m, "object": "model"} for m in MODELS]}
+        elif path == "/api/tags" and kind == "/ollama":
+            body = {"models": [{"name": f"{m}:latest", "size": 1} for m in MODELS]}
+        elif path.startswith(("/v1/", "/api/")):
+            self._send(404, "application/json", b'{"error": "not found"}')
+            return
+        else:
+            self._send(200, "text/html", b"<!doctype html><title>A web site</title>")
+            return
         self._send(200, "application/json", json.dumps(body).encode())
+
+    def _route(self) -> tuple[str, str]:
+        """(the kind of server the path's prefix asks for, the rest of the path); "refused"
+        if this request was answered 401 already."""
+        global last_authorization
+        kind = next((p for p in PREFIXES if self.path.startswith(p + "/")), "")
+        if self.path != "/requests":
+            last_authorization = self.headers.get("Authorization")
+        if kind == "/slow":
+            time.sleep(3)
+        if kind == "/private" and self.headers.get("Authorization") != f"Bearer {KEY}":
+            self._send(401, "application/json", b'{"error": {"message": "Invalid API key"}}')
+            return "refused", ""
+        return kind, self.path.removeprefix(kind)
 
     def do_POST(self) -> None:
         global served, last_max_tokens
+        if self._route()[0] == "refused":
+            return
         served += 1
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         last_max_tokens = request.get("max_tokens")
-        model = request["model"]
+        model = request["model"].removesuffix(":latest")  # as Ollama names them
         if model == "slow":
             time.sleep(30)
         if model == "slow_start":
@@ -87,5 +134,11 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
+class Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that gave up waiting
+            super().handle_error(request, client_address)
+
+
 if __name__ == "__main__":
-    ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+    Server(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()

@@ -16,8 +16,10 @@ import pytest
 
 from qa.backends.sqlite import DATABASE, VECTORS
 from qa.cli import main
-from tests.helpers import SEED_FILE
+from qa.llm_saved import SAVED_LLM
+from tests.helpers import SEED_FILE, free_port
 from tests.test_search import HOSTILE
+from tests.test_ui import _event_index
 from ui.cli import register
 
 pytestmark = pytest.mark.process
@@ -101,6 +103,33 @@ def test_a_wrong_password_is_refused(server):
         Client(server["url"], auth=(USER, "wrong"), verbose=False)
     with pytest.raises(Exception, match="(?i)credentials|login|401"):
         Client(server["url"], verbose=False)
+
+
+def test_without_a_login_no_page_can_set_the_language_model(server):
+    url, saved = server["url"], server["index"] / SAVED_LLM
+    form = [f"http://127.0.0.1:{free_port()}/v1", "", False, "m"]
+    with httpx.Client(base_url=url, timeout=30, headers={"origin": url}) as logged_in:
+        logged_in.post("/login", data={"username": USER, "password": PASSWORD})
+        event = {"data": form, "fn_index": _event_index(url, "qa-model-save", "click", logged_in),
+                 "session_hash": "no-login"}
+
+        refused = httpx.post(f"{url}/gradio_api/queue/join", json=event,
+                             headers={"origin": url})
+        assert refused.status_code == 401 and not saved.exists()
+
+        joined = logged_in.post("/gradio_api/queue/join", json=event)  # the same, logged in
+        assert joined.is_success and _completed(logged_in, "no-login")
+        assert json.loads(saved.read_text())["model"] == "m"
+        stop = {"data": [], "fn_index": _event_index(url, "qa-model-stop", "click", logged_in),
+                "session_hash": "stop"}
+        assert logged_in.post("/gradio_api/queue/join", json=stop).is_success
+        assert _completed(logged_in, "stop") and json.loads(saved.read_text())["model"] is None
+        saved.unlink()
+
+
+def _completed(http: httpx.Client, session: str) -> bool:
+    with http.stream("GET", "/gradio_api/queue/data", params={"session_hash": session}) as events:
+        return any("process_completed" in line for line in events.iter_lines())
 
 
 def test_with_the_login_the_api_answers(server, client):

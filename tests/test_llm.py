@@ -1,36 +1,21 @@
 """LLM answers against a real OpenAI-compatible server on loopback (tests/llm_server.py)."""
 
 import json
-import subprocess
-import sys
-import time
 import urllib.request
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 from qa import QAError
 from qa.cli import main
 from qa.llm import LLMConfig
-from tests.helpers import free_port
+from tests.helpers import free_port, scripted_llm_server
 
 
 @pytest.fixture(scope="module")
 def server():
-    port = free_port()
-    process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("llm_server.py")),
-                                str(port)])
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(f"{url}/requests", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.1)
-    yield f"{url}/v1"
-    process.terminate()
-    process.wait()
+    with scripted_llm_server() as url:
+        yield f"{url}/v1"
 
 
 def _requests_served(base_url: str) -> int:

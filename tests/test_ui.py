@@ -12,6 +12,7 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -131,7 +132,7 @@ def test_first_load_lists_documents_by_title_and_folder_and_offers_questions_abo
     assert str(ROOT / "seeds") in row.locator(".qa-doc-where").inner_text()
     assert "5 passages" in row.inner_text()
     assert page.get_by_text(f"What is “{SEED_LABEL}” about?").is_visible()
-    assert "LLM — down-model" in page.inner_text("#qa-mode")
+    assert "Written by down-model" in page.inner_text("#qa-mode")
     screenshot(page, shots, "1-first-load-light", capsys)
 
 
@@ -204,7 +205,7 @@ def test_question_the_documents_cannot_answer_shows_no_sources(page):
 
 @pytest.mark.browser
 def test_llm_down_gives_a_readable_notice_and_the_quoted_answer(page):
-    page.locator("#qa-mode label", has_text="LLM").click()
+    page.locator("#qa-mode label", has_text="Written by").click()
     ask(page, "Who has resigned?")
     message = page.locator("#qa-chat .qa-answer").last.locator("xpath=..")
     notice = message.locator(".qa-notice")
@@ -215,7 +216,7 @@ def test_llm_down_gives_a_readable_notice_and_the_quoted_answer(page):
     notice.locator("summary").click()
     assert "APIConnectionError" in notice.inner_text()
     assert message.locator(".qa-sources").count() == 1
-    page.locator("#qa-mode label", has_text="Extractive").click()
+    page.locator("#qa-mode label", has_text="Quoted").click()
 
 
 @pytest.mark.browser
@@ -331,8 +332,10 @@ def test_a_new_page_offers_questions_about_the_latest_documents(browser, server)
         fresh.context.close()
 
 
-def _event_index(url: str, elem_id: str, trigger: str) -> int:
-    config = httpx.get(f"{url}/config").json()
+def _event_index(url: str, elem_id: str, trigger: str, http: Any = httpx) -> int:
+    """The index of the page's event on `trigger` of the element `elem_id` (`http`: a
+    logged-in httpx.Client, if the server asks for a login)."""
+    config = http.get(f"{url}/config").json()
     ids = {c["id"]: c.get("props", {}).get("elem_id") for c in config["components"]}
     return next(i for i, d in enumerate(config["dependencies"]) if d["backend_fn"]
                 and [elem_id, trigger] in ([ids.get(t), k] for t, k in d["targets"]))

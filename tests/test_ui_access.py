@@ -69,7 +69,7 @@ def test_citations_and_controls_are_reached_by_tab_with_a_visible_focus(browser,
         assert style != "none" and width >= 2
         page.keyboard.press("Enter")
         page.wait_for_selector("#qa-chat .qa-source.qa-flash")
-        for control in ("#qa-k input[type=range]", "#qa-mode input[type=radio]",
+        for control in ("#qa-k input[type=range]", "#qa-model button.label-wrap",
                         "#qa-conv-list .qa-conv-open", "#qa-documents .qa-doc-remove"):
             tab_to(page, control)
             style, width = outline(page)

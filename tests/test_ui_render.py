@@ -131,15 +131,21 @@ def test_the_notice_of_a_fallback_is_readable_and_keeps_its_cause_folded():
     assert "APIConnectionError" in markup[markup.index("<details>"):]
 
 
-def test_settings_say_how_to_enable_a_language_model_when_none_is_configured(tmp_path):
+def test_model_written_answers_are_offered_only_when_a_model_is_set(tmp_path):
     from qa.llm import LLMConfig
+    from ui.app import ChatApp
 
-    def shown(demo) -> str:
-        return " ".join(str(block.value) for block in demo.blocks.values()
-                        if getattr(block, "elem_id", None) == "qa-llm-help")
+    mode, hint, in_use, *_ = ChatApp(str(tmp_path / "a"), 50).model.shown()
+    assert mode["visible"] is False and hint["visible"] is True
+    assert "No language model is in use" in in_use
 
-    assert "QA_LLM_BASE_URL" in shown(build_app(str(tmp_path / "a")))
-    assert shown(build_app(str(tmp_path / "b"), llm=LLMConfig("http://x/v1", "m"))) == ""
+    mode, hint, in_use, address, key, forget, model = ChatApp(
+        str(tmp_path / "b"), 50, LLMConfig("http://x/v1", "m", "secret-key")).model.shown()
+    assert mode["visible"] is True and hint["visible"] is False
+    assert mode["choices"][-1] == ("Written by m, its citations checked", "llm")
+    assert address["value"] == "http://x/v1" and model["value"] == "m"
+    assert key["value"] == "" and forget["visible"] is True
+    assert "secret-key" not in repr((mode, hint, in_use, address, key, forget, model))
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,7 @@ from ui.collection_panel import CollectionPanel, scope_of
 from ui.conversation_panel import ConversationPanel
 from ui.conversations import ConversationStore
 from ui.guard import Guard, from_own_page
+from ui.model_panel import ModelPanel
 from ui.render import sentence
 from ui.uploads import UPLOADS
 
@@ -55,13 +56,6 @@ PLACEHOLDER = (
     "<div class='qa-placeholder'><b>Ask a question about your documents</b><br>"
     "Every answer cites its passages as [1], [2]… — or says when the documents do not know.</div>"
 )
-LLM_HELP = (
-    '<div class="qa-hint">To have a language model write the answers, start '
-    "<code>qa serve</code> with <code>QA_LLM_BASE_URL</code> and <code>QA_LLM_MODEL</code> "
-    "set (any OpenAI-compatible server: Ollama, llama.cpp, OpenAI), e.g. "
-    "<code>QA_LLM_BASE_URL=http://127.0.0.1:11434/v1 QA_LLM_MODEL=llama3.2 qa serve</code>. "
-    "Its answers are checked against the cited passages.</div>"
-)
 REFUSED = (
     "Refused: documents can only be added or removed from this app's own page "
     "(the request did not come from it)."
@@ -84,6 +78,7 @@ class ChatApp:
         self.index.warm_up()  # the first question should not wait for the model to load
         self.history = ConversationPanel(ConversationStore(self.index_dir), self.from_this_page)
         self.collections = CollectionPanel(self.index, self.from_this_page, self.label)
+        self.model = ModelPanel(self.index, llm, self.from_this_page)
         for _, note in self.index_files([]):  # uploads a crash or a busy index left behind
             print(f"qa serve: {note}", file=sys.stderr)
 
@@ -424,6 +419,7 @@ def build_app(
         wire_documents(app, demo, panels, chat.chatbot)
         app.history.wire(demo, chat)
         app.collections.wire(demo, app.documents, [panels["table"], chat.chatbot])
+        app.model.wire(demo)
         panels["folds"].append(conversations)
         width = gr.Number(visible=False)  # the window's, sent by the page on load
         demo.load(fold_on_phones, width, panels["folds"], js="() => [window.innerWidth]",
@@ -449,12 +445,7 @@ def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict
     app.collections.build()
     with gr.Accordion("Settings", open=True, elem_id="qa-settings") as settings_fold:
         k = gr.Slider(1, 10, value=5, step=1, label="Passages to search (k)", elem_id="qa-k")
-        modes = [("Extractive — answers quote the documents", "extractive")]
-        if app.index.llm:
-            modes.append((f"LLM — {app.index.llm.model} writes, citations are checked", "llm"))
-        mode = gr.Radio(modes, value="extractive", label="Answer mode", elem_id="qa-mode")
-        if not app.index.llm:
-            gr.HTML(LLM_HELP, elem_id="qa-llm-help")
+        mode = app.model.build()
     panels = {"table": table, "files": files, "status": status, "into": into,
               "folds": [documents, settings_fold]}
     return panels, [k, mode]

@@ -27,6 +27,9 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
                        help="host names the server is reached by, besides IP addresses and "
                             "localhost, e.g. behind a proxy (default: none)")
     add_llm_options(serve)
+    serve.epilog = ("A language model saved in the page (Settings, Language model) is kept in "
+                    "the index folder (llm.json) and wins over --llm-* and QA_LLM_*; delete "
+                    "that file to use them again.")
     serve.set_defaults(run=run)
 
 

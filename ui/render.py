@@ -325,6 +325,15 @@ def scope_html(text: str) -> str:
     return f'<div class="qa-scope">{escape(text)}</div>' if text else ""
 
 
+def model_html(model: str | None, base_url: str | None, saved_key: bool) -> str:
+    """The line saying which language model writes answers, if any (never its key)."""
+    if not model:
+        return '<div class="qa-hint">No language model is in use.</div>'
+    key = " · a key is saved" if saved_key else ""
+    return (f'<div class="qa-model-line">In use: <strong>{escape(model)}</strong> at '
+            f"{escape(base_url or '')}{key}</div>")
+
+
 def sentence(text: str) -> str:
     """A message as a sentence: capital first letter, final full stop."""
     text = text.strip()
