@@ -14,7 +14,9 @@ average beside every timing (the machine is shared):
 3. SciFact retrieval: hybrid nDCG@10 / recall@10 / MRR@10 and keyword-only nDCG@10 with
    FTS5, then with each Tantivy variant as the keyword half (the backend's
    `keyword_search` swapped for the run; the dense half, the fusion and the metrics are
-   the product's own);
+   the product's own), and per query against FTS5: better / worse, the mean difference
+   of hybrid nDCG@10 and its paired bootstrap 95% interval;
+   with --squad, SQuAD answers (quote@1, passage@5, refusals) with either keyword half;
 4. scale: synthetic passages as benchmarks/scale.py writes them (its Zipf text and
    questions, into the product's store; the vectors are 8-d placeholders, the dense half
    is not measured here), Tantivy built from the store: build time, size, keyword top-50
@@ -35,6 +37,7 @@ every match, which is the work the pruning saves.
 
     nice /work/main/.venv/bin/python benchmarks/keyword_engine.py \
         --beir /work/shared/datasets/scifact --index /tmp/scifact-cache/index \
+        --squad /work/shared/datasets/squad/squad2-dev-subset.json \
         --sizes 100000 1000000 --fts5-sizes 100000 1000000 --workdir /tmp
 """
 
@@ -49,7 +52,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -57,9 +60,10 @@ import tantivy
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).parent))
+from keyword_rule import SQUAD_FIGURES, print_squad  # noqa: E402
 from scale import WORDS_PER_SENTENCE, Text, fill_store  # noqa: E402
 
-from qa import evaluate  # noqa: E402
+from qa import evaluate, squad  # noqa: E402
 from qa.backends import MAX_KEYWORDS  # noqa: E402
 from qa.backends.sqlite import DATABASE, SQLiteBackend  # noqa: E402
 from qa.backends.sqlite.store import Store  # noqa: E402
@@ -293,15 +297,60 @@ def scifact(dataset: Path, cache_index: Path, workdir: Path) -> None:
     time_alternating(searches, questions[:20])  # warm every one up
     print_times("SciFact keyword stage", time_alternating(searches, questions), len(questions))
     print(f"  target p50 <= {TARGET_KEYWORD_P50_MS:.0f} ms")
-    print(f"\nSciFact retrieval, {len(queries)} test queries (the dense half the same)")
+    print(f"\nSciFact retrieval, {len(queries)} test queries (the dense half the same); "
+          "hybrid nDCG@10 per query against FTS5's: better / worse, mean difference and its "
+          "paired bootstrap 95% interval")
     print(f"  {'keyword half':<42}{'hybrid nDCG@10':>15}{'recall@10':>11}{'MRR@10':>8}"
-          f"{'keyword nDCG@10':>17}")
+          f"{'keyword nDCG@10':>17}{'better/worse':>14}{'difference [95%]':>27}")
+    baseline: list[float] = []
     for name, search in searches.items():
         with nullcontext() if name == FTS5 else keyword_half(index.backend, search):
-            metrics = evaluate.evaluate_beir(index, queries, qrels, ["hybrid", "keyword"])
-        hybrid, keyword = metrics["hybrid"], metrics["keyword"]
-        print(f"  {name:<42}{hybrid['ndcg@10']:>15.4f}{hybrid['recall@10']:>11.4f}"
-              f"{hybrid['mrr@10']:>8.4f}{keyword['ndcg@10']:>17.4f}", flush=True)
+            hybrid, keyword = (rankings(index, queries, mode) for mode in ("hybrid", "keyword"))
+        per_query = [evaluate.ndcg_at_k(hybrid[q], qrels[q], 10) for q in queries]
+        baseline = baseline or per_query
+        h, kw = evaluate.mean_metrics(hybrid, qrels), evaluate.mean_metrics(keyword, qrels)
+        print(f"  {name:<42}{h['ndcg@10']:>15.4f}{h['recall@10']:>11.4f}{h['mrr@10']:>8.4f}"
+              f"{kw['ndcg@10']:>17.4f}{paired(per_query, baseline)}", flush=True)
+    index.close()
+
+
+def rankings(index, queries: dict[str, str], mode: str) -> dict[str, list[str]]:
+    """Each query's documents, best first, as `qa.evaluate.evaluate_beir` ranks them."""
+    ids = list(queries)
+    found = index.search_many([queries[q] for q in ids], k=evaluate.CHUNKS_PER_QUERY, mode=mode)
+    return {q: evaluate.document_ranking(hits) for q, hits in zip(ids, found, strict=True)}
+
+
+def paired(scores: list[float], baseline: list[float], draws: int = 10_000) -> str:
+    """Queries better / worse than the baseline, and the mean difference with its paired
+    bootstrap 95% interval."""
+    difference = np.array(scores) - np.array(baseline)
+    rng = np.random.default_rng(0)
+    means = difference[rng.integers(0, len(difference), (draws, len(difference)))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    counts = f"{(difference > 0).sum()}/{(difference < 0).sum()}"
+    return f"{counts:>14}{difference.mean():>+11.4f} [{low:+.4f}, {high:+.4f}]"
+
+
+def squad_check(path: Path, workdir: Path) -> None:
+    """SQuAD answers (quote@1 ...) with FTS5, then with the scale variant as the keyword half;
+    every question asked against the index of all the articles, as benchmarks/keyword_rule.py
+    does (the answer's term statistics stay FTS5's: only the keyword ranking changes)."""
+    from qa.index import Index
+    from qa.settings import Settings
+
+    articles = squad.load_squad(path)
+    squad.write_corpus(articles, workdir / "squad-corpus")
+    index = Index.create(workdir / "squad-index", replace(Settings(), min_score=0.0))
+    index.add([workdir / "squad-corpus"])
+    name = SCALE_VARIANTS[0]
+    engine = build_all(workdir / "squad-index" / DATABASE, workdir, [name], "SQuAD")[name]
+    print(f"\n{path.name}: {len(articles)} articles, load {load1()}; keyword half")
+    print(f"{'':<24}{'':<22}" + "".join(f"{figure:>19}" for figure in SQUAD_FIGURES))
+    for rule, search in {"FTS5": None, "tantivy": engine.search}.items():
+        with nullcontext() if search is None else keyword_half(index.backend, search):
+            outcomes = squad.ask_all(index, articles)
+        print_squad("all", rule, outcomes, Settings().min_score)
     index.close()
 
 
@@ -363,6 +412,7 @@ def main() -> None:
     parser.add_argument("--beir", type=Path, default=None, help="SciFact (BEIR layout)")
     parser.add_argument("--index", type=Path, default=None,
                         help="its qa index folder (copied; the original is only read)")
+    parser.add_argument("--squad", type=Path, default=None, help="a SQuAD-format JSON file")
     parser.add_argument("--sizes", type=int, nargs="*", default=[100_000])
     parser.add_argument("--fts5-sizes", type=int, nargs="*", default=[100_000],
                         help="the synthetic sizes at which FTS5 is timed too")
@@ -377,6 +427,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=args.workdir) as workdir:
         if args.beir and args.index:
             scifact(args.beir, args.index, Path(workdir))
+        if args.squad:
+            squad_check(args.squad, Path(workdir))
         rng = np.random.default_rng(args.seed)
         text = Text(rng)
         for size in args.sizes:
