@@ -51,7 +51,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import closing, contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -72,7 +72,6 @@ from qa.stemming import index_term  # noqa: E402
 CANDIDATES = 50  # qa.search.MIN_CANDIDATES: what search and ask take from each half
 TARGET_KEYWORD_P50_MS = 6.0
 WRITER_HEAP = 256_000_000
-BATCH = 20_000
 Search = Callable[[str, int], list[int]]
 
 
@@ -197,7 +196,7 @@ class TantivyKeywords:
 def chunk_rows(database: Path) -> Iterator[tuple[int, str, str]]:
     """(chunk id, title, text) of every chunk, as the product writes them to FTS5."""
     uri = f"file:{database}?mode=ro"
-    with sqlite3.connect(uri, uri=True) as db:
+    with closing(sqlite3.connect(uri, uri=True)) as db:  # `with connect()` would not close
         yield from db.execute(
             "SELECT c.id, d.title, c.text FROM chunks c JOIN documents d ON d.id = c.document_id")
 
