@@ -68,7 +68,8 @@ def keyword_query(text: str, store: Store | None = None) -> str | None:
 
 
 class SQLiteBackend:
-    """The database and the FAISS file in `folder`; safe to share between threads."""
+    """The database, the FAISS file and the Tantivy folder in `folder`; safe to share
+    between threads."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -139,7 +140,7 @@ class SQLiteBackend:
                     old, self._store = self._store, Store(self.folder / DATABASE)
                     self._store_file, self._vectors = now, None
                     old.close()  # else the deleted database stays on disk while it is open
-                    self._close_keywords()  # it reads the old folder's files by path
+                    self._close_keywords()  # its writer's changes were the old database's
         return self._store
 
     def vectors(self) -> VectorIndex:

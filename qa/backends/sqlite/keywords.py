@@ -81,7 +81,7 @@ class KeywordIndex:
         """Chunk ids, best BM25 first, of the passages holding any of the text's terms (but
         the common ones); only among the chunks `only`, if given."""
         searcher = self._searcher
-        terms = list(dict.fromkeys(index_terms(text)))[:MAX_KEYWORDS]
+        terms = [term for term in dict.fromkeys(index_terms(text)) if term][:MAX_KEYWORDS]
         half = (searcher.num_docs - 1) / 2  # the marker is no passage
         terms = [t for t in terms if searcher.doc_freq("body", t) < half] or terms
         if not terms or only == []:
