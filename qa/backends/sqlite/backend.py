@@ -81,6 +81,9 @@ class SQLiteBackend:
         self._keywords: KeywordIndex | None = None
         # what the keyword index holds, its changes not yet committed included
         self._keywords_of: tuple[str, int] | None = None
+        # the database state at which the keyword index could not be opened or rebuilt:
+        # searches use FTS5, without trying again, until the database changes
+        self._no_keywords_at: tuple[str, int] | None = None
 
     # -- reading -------------------------------------------------------------------
 
@@ -178,18 +181,23 @@ class SQLiteBackend:
         """The keyword index if it shows the database as it is now: reloaded, or rebuilt if
         no writer holds the index; None while this process has changes not committed to it,
         or where it cannot be read or rebuilt."""
-        keywords = self._keywords
-        if keywords is not None and keywords.stamp == (store.identity, store.generation()):
+        current, keywords = (store.identity, store.generation()), self._keywords
+        if keywords is not None and keywords.stamp == current:
             return keywords
+        if self._no_keywords_at == current:
+            return None
         with self._lock:
             keywords = self._open_keywords(store)
-            if keywords is None or self._keywords_of != keywords.stamp:
+            if keywords is None:
+                self._no_keywords_at = current
+                return None
+            if self._keywords_of != keywords.stamp:
                 return None  # changes not committed yet: FTS5 has them
             keywords.reload()
-            if keywords.stamp != (store.identity, store.generation()):
+            if keywords.stamp != current:
                 self._rebuild_keywords_for_readers(keywords, store)
             self._keywords_of = keywords.stamp
-            return keywords if keywords.stamp == (store.identity, store.generation()) else None
+            return keywords if keywords.stamp == current else None
 
     def _open_keywords(self, store: Store) -> KeywordIndex | None:
         if self._keywords is None:
@@ -217,6 +225,7 @@ class SQLiteBackend:
             log.info("rebuilt the keyword index from the database")
         except (OSError, ValueError) as error:
             keywords.close()
+            self._no_keywords_at = (store.identity, store.generation())
             log.warning("could not rebuild the keyword index in %s (%s); keyword searches use "
                         "the database's FTS5 table meanwhile", self.folder / KEYWORDS, error)
 

@@ -67,9 +67,13 @@ class KeywordIndex:
             if not writable:
                 return None
             log.warning("keyword index %s is unreadable (%s); making it anew", folder, error)
+        try:
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(mode=0o700)
             return cls(tantivy.Index(_schema(), path=str(folder), reuse=False))
+        except (OSError, ValueError) as error:
+            log.warning("cannot make the keyword index %s (%s)", folder, error)
+            return None
 
     def reload(self) -> None:
         """See the last commit, of this process or another."""
