@@ -45,7 +45,7 @@ class KeywordIndex:
     """The Tantivy index in one folder: searched from its last commit that was reloaded.
 
     A search reads a snapshot (a searcher), so one running while the index reloads is
-    unaffected; `writer` is None but between a write and its commit.
+    unaffected. The writer exists only from a write to its commit (or `close`).
     """
 
     def __init__(self, index: tantivy.Index) -> None:
