@@ -31,7 +31,8 @@ and to the bare encode. Targets: ask p50 <= 50 ms, <= 1.35x the bare encode;
 keyword stage p50 <= 6 ms. `--profile` then runs `ask` over every query again
 under cProfile and prints the functions that take the time.
 
-Run:  .venv/bin/python benchmarks/query.py /work/shared/datasets/scifact --index /tmp/scifact-cache
+Run:  cp -a /tmp/scifact-cache /tmp/my-scifact
+      .venv/bin/python benchmarks/query.py /work/shared/datasets/scifact --index /tmp/my-scifact
 """
 
 from __future__ import annotations
