@@ -16,6 +16,7 @@ across processes: the backend opens one only while it holds the index's write lo
 """
 
 import logging
+import math
 import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -39,6 +40,18 @@ def _schema() -> tantivy.Schema:
     builder.add_text_field("body", tokenizer_name="whitespace", index_option="freq")
     builder.add_text_field("stamp", stored=True, tokenizer_name="raw")  # the marker's
     return builder.build()
+
+
+def _as_fts5(held: int, passages: int) -> float:
+    """The boost that turns Tantivy's BM25 weight of a term into FTS5's: the same BM25
+    but for the IDF, ln(1 + (N - n + 0.5) / (n + 0.5)) in Tantivy (Lucene's), against
+    FTS5's ln((N - n + 0.5) / (n + 0.5)), at least 1e-6. Lucene's gives words that many
+    passages hold visibly more weight, which changed answers; with the boost the ranking
+    is FTS5's (but for Tantivy's coarser passage lengths past ~40 words), and Tantivy's
+    block-max pruning still applies, as a boosted term query is still a term scorer.
+    (Tantivy's N also counts deleted passages until their segment is merged.)"""
+    odds = (max(passages - held, 0) + 0.5) / (held + 0.5)
+    return max(math.log(odds), 1e-6) / math.log1p(odds)
 
 
 class KeywordIndex:
@@ -86,12 +99,14 @@ class KeywordIndex:
         the common ones); only among the chunks `only`, if given."""
         searcher = self._searcher
         terms = [term for term in dict.fromkeys(index_terms(text)) if term][:MAX_KEYWORDS]
-        half = (searcher.num_docs - 1) / 2  # the marker is no passage
-        terms = [t for t in terms if searcher.doc_freq("body", t) < half] or terms
+        passages = searcher.num_docs - 1  # the marker is no passage
+        held = {term: searcher.doc_freq("body", term) for term in terms}
+        terms = [term for term in terms if held[term] < passages / 2] or terms
         if not terms or only == []:
             return []
-        clauses = [(tantivy.Occur.Should, tantivy.Query.term_query(
-            self._schema, "body", term, index_option="freq")) for term in terms]
+        clauses = [(tantivy.Occur.Should, tantivy.Query.boost_query(
+            tantivy.Query.term_query(self._schema, "body", term, index_option="freq"),
+            _as_fts5(held[term], passages))) for term in terms]
         query = tantivy.Query.boolean_query(clauses)
         if only is not None:
             query = tantivy.Query.boolean_query([
