@@ -444,7 +444,9 @@ def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict
         status = gr.HTML(elem_id="qa-status")
     app.collections.build()
     with gr.Accordion("Settings", open=True, elem_id="qa-settings") as settings_fold:
-        k = gr.Slider(1, 10, value=5, step=1, label="Passages to search (k)", elem_id="qa-k")
+        k = gr.Slider(1, 10, value=5, step=1, label="Passages read for each answer",
+                      info="More finds answers spread over several places; fewer is quicker.",
+                      elem_id="qa-k")
         mode = app.model.build()
     panels = {"table": table, "files": files, "status": status, "into": into,
               "folds": [documents, settings_fold]}
