@@ -268,7 +268,7 @@ class ChatApp:
                 notes.append((False, f"{path.name} could not be read: {failed[str(path)]}."))
             else:
                 count = chunks.get(str(path), 0)
-                passages = "1 passage" if count == 1 else f"{count} passages"
+                passages = render.counted(count, "passage")
                 notes.append((True, f"{path.name} is indexed ({passages}), ready for questions."))
         if collection and len(failed) < len(paths):
             notes.append((True, f"Put in the collection “{collection}”."))
