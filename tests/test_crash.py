@@ -363,10 +363,14 @@ def test_indexing_survives_sigkill_at_any_moment(job, capsys):
     assert (final["new"], final["old"]) == (to_write, 0)
     assert final["absent"] == len(VANISHED) and final["vector file current"]
     # The kills landed where they were meant to: before, during, and after the writing.
+    # (the later-batch kill is optional, so its figure sits between the two that hold).
     written = [state["new"] for _, state in killed]
-    assert written[0] == written[1] == 0 < written[2] < written[3] < written[4] == to_write
-    assert killed[4][1]["vectors.tmp left"], "the kill missed the vector file write"
-    assert not killed[4][1]["vector file current"]
+    assert written[0] == written[1] == 0 < written[2], written
+    assert all(a < b for a, b in zip(written[2:], written[3:])), written
+    assert written[-1] == to_write, written
+    last_kill = killed[-1][1]
+    assert last_kill["vectors.tmp left"], "the kill missed the vector file write"
+    assert not last_kill["vector file current"]
 
 
 # -- damaged vector files -----------------------------------------------------------------
