@@ -23,6 +23,7 @@ land in that write.
 
 import contextlib
 import hashlib
+import itertools
 import logging
 import os
 import random
@@ -366,7 +367,7 @@ def test_indexing_survives_sigkill_at_any_moment(job, capsys):
     # (the later-batch kill is optional, so its figure sits between the two that hold).
     written = [state["new"] for _, state in killed]
     assert written[0] == written[1] == 0 < written[2], written
-    assert all(a < b for a, b in zip(written[2:], written[3:])), written
+    assert all(a < b for a, b in itertools.pairwise(written[2:])), written
     assert written[-1] == to_write, written
     last_kill = killed[-1][1]
     assert last_kill["vectors.tmp left"], "the kill missed the vector file write"
