@@ -527,3 +527,7 @@ def _one_line(text: str) -> str:
 
 def _print_json(value) -> None:
     print(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+if __name__ == "__main__":  # `python -m qa.cli`, as `python -m qa`
+    raise SystemExit(main())

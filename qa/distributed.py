@@ -39,6 +39,9 @@ from qa.ingest import (
 from qa.settings import Settings
 
 LOCAL_CPUS = os.cpu_count() or 1
+# Seconds a local Ray's GCS may take to start (Ray's default, 30, runs out on a busy laptop:
+# ingest then fails before it begins); a value set in the environment wins.
+GCS_START_SECONDS = "120"
 LOCAL_ACTOR_CPUS = 0.75
 FILES_PER_BATCH = 64
 
@@ -124,6 +127,7 @@ def ray_ingest(
 def _connect(ray, address: str | None) -> None:
     try:
         if address is None:
+            os.environ.setdefault("RAY_gcs_server_port_wait_time_s", GCS_START_SECONDS)
             ray.init(num_cpus=LOCAL_CPUS, include_dashboard=False, log_to_driver=False)
         else:
             ray.init(address=address, log_to_driver=False)

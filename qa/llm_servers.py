@@ -11,6 +11,7 @@ what happened (nothing answers, no answer in time, not a model server, the key w
 refused), never the key itself.
 """
 
+import json
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -94,7 +95,7 @@ def _get_json(client: httpx.Client, url: str, api_key: str | None, timeout: floa
                 return None
             if response.status_code >= 400:
                 raise LLMError(_status(url, response.status_code))
-            body = b""
+            body = bytearray()
             for chunk in response.iter_bytes():
                 body += chunk
                 if len(body) > MAX_LIST_BYTES:
@@ -103,8 +104,8 @@ def _get_json(client: httpx.Client, url: str, api_key: str | None, timeout: floa
     except httpx.HTTPError as error:
         raise LLMError(_hide(_http_failure(url, error, timeout), api_key)) from error
     try:
-        return httpx.Response(200, content=body).json()
-    except ValueError:
+        return json.loads(body)  # UTF-8, -16 or -32, as JSON allows
+    except ValueError:  # not JSON, or not text
         return None
 
 

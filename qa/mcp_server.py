@@ -43,29 +43,34 @@ def build_server(index: Index) -> MCPServer:
 
     @server.tool()
     def search(query: str, k: K = 5, mode: str = "hybrid",
-               collections: list[str] | None = None) -> list[dict]:
+               collections: list[str] | None = None,
+               within: list[str] | None = None) -> list[dict]:
         """The k passages (1 to 1000) of the user's documents that best match the query,
         best first.
 
         mode: "hybrid" (default) fuses "dense" (meaning) and "keyword" (BM25) search.
         collections: search only the documents of these collections (see the tool
         `collections`); none: all documents.
+        within: search only the documents at these paths (a hit's `source`) or under
+        these folders; with collections: the documents of either.
 
         Each hit has: rank, source (file path), title, text (the passage), start and end
         (character offsets in the document), page (PDF page or null), score, similarity.
         """
         with user_errors():
             hits = index.search(query, k=check_k(k), mode=check_choice("mode", mode, MODES),
-                                collections=collections)
+                                within=within, collections=collections)
             return [hit.to_dict() for hit in hits]
 
     @server.tool()
     def ask(question: str, k: K = 5, mode: str = "extractive",
-            collections: list[str] | None = None) -> dict:
+            collections: list[str] | None = None, within: list[str] | None = None) -> dict:
         """Answer a question from the user's documents, with [n] citations.
 
         k: how many passages to search for the answer (1 to 1000).
         collections: answer only from the documents of these collections; none: all.
+        within: answer only from the documents at these paths (a citation's `source`) or
+        under these folders; with collections: the documents of either.
         mode: "extractive" (default) quotes the documents; "llm" has the configured
         language model write the answer, whose citations are then checked.
         Returns question, answer, found, and citations: [{n, source, title, text, quote,
@@ -73,7 +78,7 @@ def build_server(index: Index) -> MCPServer:
         """
         with user_errors():
             mode = check_choice("answer mode", mode, ANSWER_MODES)
-            return index.ask(question, k=check_k(k), mode=mode,
+            return index.ask(question, k=check_k(k), mode=mode, within=within,
                              collections=collections).to_dict()
 
     @server.tool()

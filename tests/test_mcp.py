@@ -129,7 +129,7 @@ def test_every_line_gets_an_answer_even_one_that_is_not_a_message(seed_index_pat
 
 
 
-def test_the_tools_list_collections_and_answer_within_them(tmp_path, seed_copy):
+def test_the_tools_list_collections_and_answer_within_them_or_within_folders(tmp_path, seed_copy):
     from qa import Index
 
     (tmp_path / "farm").mkdir()
@@ -141,8 +141,10 @@ def test_the_tools_list_collections_and_answer_within_them(tmp_path, seed_copy):
     calls = [("collections", {}),
              ("ask", {"question": "Who has resigned?", "collections": ["Farm"]}),
              ("search", {"query": "apples", "collections": ["News"]}),
-             ("ask", {"question": "How many varieties of apples?", "collections": ["Nope"]})]
-    _, (listed, elsewhere, news, unknown) = asyncio.run(
+             ("ask", {"question": "How many varieties of apples?", "collections": ["Nope"]}),
+             ("search", {"query": "apples", "within": [str(tmp_path / "farm")]}),
+             ("ask", {"question": "Who has resigned?", "within": [str(tmp_path / "farm")]})]
+    _, (listed, elsewhere, news, unknown, in_farm, not_in_farm) = asyncio.run(
         asyncio.wait_for(_session(tmp_path / "index", calls), timeout=240))
 
     assert _payload(listed) == {"Farm": 1, "News": 1}
@@ -150,3 +152,6 @@ def test_the_tools_list_collections_and_answer_within_them(tmp_path, seed_copy):
     assert {Path(hit["source"]).name for hit in news.structured_content["result"]} == {
         SEED_FILE.name}
     assert unknown.is_error and "there is no collection named 'Nope'" in unknown.content[0].text
+    assert {Path(hit["source"]).name for hit in in_farm.structured_content["result"]} == {
+        "orchard.txt"}
+    assert "resigned" not in _payload(not_in_farm)["answer"]

@@ -86,3 +86,12 @@ def test_qa_serve_is_added_by_the_entry_point_that_pyproject_declares(tmp_path):
     with_hook = _run(code, set(), {"PYTHONPATH": f"{ROOT}:{tmp_path}"})
     assert with_hook.returncode == 0 and "--max-upload-mb" in with_hook.stdout
     assert "--milvus-uri" in with_hook.stdout  # the shared options come with it
+
+
+@pytest.mark.parametrize("module", ["qa", "qa.cli"])
+def test_python_dash_m_runs_the_qa_command(module, seed_index_path):
+    """`python -m qa` and `python -m qa.cli` run the command (the latter did nothing)."""
+    done = subprocess.run([sys.executable, "-m", module, "--index", str(seed_index_path), "docs"],
+                          cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+
+    assert done.returncode == 0 and "000_8763795a8428a42a.txt" in done.stdout

@@ -149,7 +149,7 @@ def test_a_saved_key_is_only_ever_sent_to_the_server_it_was_saved_for(scripted, 
 def test_chat_takes_model_answers_from_a_script_and_says_when_no_model_is_set(server):
     url = server["url"]
     event = httpx.post(f"{url}/gradio_api/call/chat",
-                       json={"data": ["Who has resigned?", None, 5, "llm", ""]}).json()
+                       json={"data": ["Who has resigned?", None, 5, "llm", "", [], []]}).json()
     stream = httpx.get(f"{url}/gradio_api/call/chat/{event['event_id']}", timeout=60).text
 
     assert "No language model is configured: choose one under Language model" in html.unescape(

@@ -268,7 +268,7 @@ class ChatApp:
                 notes.append((False, f"{path.name} could not be read: {failed[str(path)]}."))
             else:
                 count = chunks.get(str(path), 0)
-                passages = "1 passage" if count == 1 else f"{count} passages"
+                passages = render.counted(count, "passage")
                 notes.append((True, f"{path.name} is indexed ({passages}), ready for questions."))
         if collection and len(failed) < len(paths):
             notes.append((True, f"Put in the collection “{collection}”."))
@@ -444,7 +444,9 @@ def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict
         status = gr.HTML(elem_id="qa-status")
     app.collections.build()
     with gr.Accordion("Settings", open=True, elem_id="qa-settings") as settings_fold:
-        k = gr.Slider(1, 10, value=5, step=1, label="Passages to search (k)", elem_id="qa-k")
+        k = gr.Slider(1, 10, value=5, step=1, label="Passages read for each answer",
+                      info="More finds answers spread over several places; fewer is quicker.",
+                      elem_id="qa-k")
         mode = app.model.build()
     panels = {"table": table, "files": files, "status": status, "into": into,
               "folds": [documents, settings_fold]}

@@ -266,7 +266,7 @@ class CollectionPanel:
             raise QAError("choose the documents first")
         change = self.index.collections.add if put else self.index.collections.discard
         change(target, members)
-        count = "1 document" if len(members) == 1 else f"{len(members)} documents"
+        count = render.counted(len(members), "document")
         return f"{count} {'put in' if put else 'taken out of'} “{target}”."
 
     def _change(self, request: gr.Request | None, values: Sequence[Any],

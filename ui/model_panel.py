@@ -138,7 +138,7 @@ class ModelPanel:
             return gr.skip(), render.status_html([(False, render.sentence(str(error)))])
         current = self.index.llm.model if self.index.llm else None
         chosen = current if current in found.names else found.names[0]
-        count = "1 model" if len(found.names) == 1 else f"{len(found.names)} models"
+        count = render.counted(len(found.names), "model")
         note = f"Found {count} at {found.base_url} ({found.kind}): pick one, then Test or Save."
         return (gr.update(choices=list(found.names), value=chosen),
                 render.status_html([(True, note)]))

@@ -241,13 +241,13 @@ def documents_html(
         + (f'<li class="qa-doc-preview">{html}</li>' if d.path == shown else "")
         for d in documents
     )
-    count = "1 document" if len(documents) == 1 else f"{len(documents)} documents"
+    count = counted(len(documents), "document")
     return f'<div class="qa-docs-count">{count}</div><ul class="qa-docs">{rows}</ul>'
 
 
 def _document_row(document: DocumentInfo, label: str, collections: Sequence[str]) -> str:
     path = Path(document.path)
-    passages = "1 passage" if document.chunks == 1 else f"{document.chunks} passages"
+    passages = counted(document.chunks, "passage")
     target = escape(document.path)
     held = "".join(f'<span class="qa-doc-collection">{escape(name)}</span>'
                    for name in collections)
@@ -309,7 +309,7 @@ def collections_html(counts: Mapping[str, int]) -> str:
 
 def _collection_row(name: str, count: int) -> str:
     shown = escape(name)
-    documents = "1 document" if count == 1 else f"{count} documents"
+    documents = counted(count, "document")
     return (
         f'<li class="qa-coll"><span class="qa-coll-name">{shown}</span>'
         f'<span class="qa-coll-count">{documents}</span>'
@@ -334,6 +334,11 @@ def model_html(model: str | None, base_url: str | None, saved_key: bool) -> str:
             f"{escape(base_url or '')}{key}</div>")
 
 
+def counted(number: int, noun: str) -> str:
+    """"1 document", "3 documents" (the nouns shown here all take an s)."""
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
 def sentence(text: str) -> str:
     """A message as a sentence: capital first letter, final full stop."""
     text = text.strip()
@@ -356,7 +361,7 @@ def conversations_html(
 def _conversation_row(conversation: Conversation, current: bool) -> str:
     title, key = escape(conversation.title), escape(conversation.id)
     count = conversation.questions
-    questions = "1 question" if count == 1 else f"{count} questions"
+    questions = counted(count, "question")
 
     def action(name: str, text: str, label: str) -> str:
         return (f'<button class="qa-conv-{name}" data-action="{name}" data-id="{key}" '
