@@ -94,6 +94,25 @@ def test_keyword_search_answers_from_tantivy_once_flushed(backend, folder):
     assert (folder / FOLDER).is_dir()
 
 
+def test_tantivy_ranks_as_fts5_does(backend, folder):
+    """The question's one rare word outranks three words that many passages hold, as in
+    FTS5's bm25(); Tantivy's own IDF (Lucene's) weighs such words about twice as much
+    and would put the passage holding all three first."""
+    put(backend, "/docs/lantern.txt", ["A lantern hung by the door."], 0)
+    put(backend, "/docs/crossings.txt", [f"The river, stone and bridge {word}."
+                                         for word in ("today", "again", "anew", "below")], 1)
+    put(backend, "/docs/harbour.txt", HARBOUR + COUNCIL, 2)  # neither
+    question = ["lantern river stone bridge"]
+    fts5 = backend.keyword_search(question, 10)
+    backend.flush()
+    empty_fts5(folder)
+
+    tantivy = backend.keyword_search(question, 10)
+
+    assert tantivy[0][0] in ids_along(backend, 0)
+    assert tantivy == fts5
+
+
 def test_a_removed_documents_passages_never_come_back(backend, folder):
     put(backend, "/docs/harbour.txt", HARBOUR, 0)
     put(backend, "/docs/council.txt", COUNCIL, 1)
