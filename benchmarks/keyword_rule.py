@@ -2,7 +2,9 @@
 word but those half the passages or more hold, on answers and retrieval, paired.
 
 Both rules run in one process on the same index, one after the other per part (the
-same questions, the same vectors), so only the keyword query differs:
+same questions, the same vectors), so only the keyword query differs. The rules are
+FTS5 queries: the keyword half is FTS5's throughout (the SQLite backend's Tantivy index,
+the product's keyword engine, is set aside; benchmarks/query.py compares the two):
 
 * SciFact (BEIR): nDCG@10, recall@10 and MRR@10 of hybrid and keyword search, on an
   index built by `qa eval beir DIR --index CACHE_DIR` (only read);
@@ -22,12 +24,13 @@ import argparse
 import os
 import sys
 import tempfile
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).parent))
-from query import every_word_query, keyword_rule  # noqa: E402
+from query import every_word_query, fts5_keywords  # noqa: E402
 
 from qa import evaluate, squad  # noqa: E402
 from qa.backends.sqlite import keyword_query  # noqa: E402
@@ -47,6 +50,21 @@ def rules(index: Index, shares: bool = False) -> dict:
     if shares:
         compared.update({f"held by >= {s} out": share_rule(store, s) for s in (0.25, 0.1)})
     return compared
+
+
+@contextmanager
+def fts5_rule(index: Index, query):
+    """FTS5 as the index's keyword half for the block, its MATCH made by `query` (replaced
+    where the backend looks it up: its own module, not the package that re-exports it)."""
+    from qa.backends.sqlite import backend
+
+    before = backend.keyword_query
+    backend.keyword_query = query
+    try:
+        with fts5_keywords(index.backend):
+            yield
+    finally:
+        backend.keyword_query = before
 
 
 def share_rule(store, share: float):
@@ -103,7 +121,7 @@ def beir(dataset: Path, cache: Path, shares: bool) -> None:
     print(f"{dataset.name}: {len(queries)} queries, load {os.getloadavg()[0]:.1f}")
     print(f"{'rule':<24}{'mode':<9}{'nDCG@10':>9}{'recall@10':>11}{'MRR@10':>9}")
     for name, rule in rules(index, shares).items():
-        with keyword_rule(rule):
+        with fts5_rule(index, rule):
             results = evaluate.evaluate_beir(index, queries, qrels, ["hybrid", "keyword"])
         for mode, figures in results.items():
             print(f"{name:<24}{mode:<9}{figures['ndcg@10']:>9.4f}{figures['recall@10']:>11.4f}"
@@ -123,7 +141,7 @@ def squad_articles(path: Path, shares: bool) -> None:
         every: dict[str, list] = {name: [] for name in rules(index, shares)}
         for article in articles:
             for name, rule in rules(index, shares).items():
-                with keyword_rule(rule):
+                with fts5_rule(index, rule):
                     outcomes = squad.ask_all(index, [article])
                 every[name] += outcomes
                 print_squad(article.title, name, outcomes, threshold)

@@ -7,6 +7,7 @@ passage, so each word is stemmed once.
 """
 
 import functools
+import re
 import threading
 import unicodedata
 
@@ -14,6 +15,7 @@ import snowballstemmer
 
 _STEMMER = snowballstemmer.stemmer("porter")
 _LOCK = threading.Lock()
+_WORD = re.compile(r"[^\W_]+")  # a run of letters and digits, as FTS5's unicode61 splits
 
 
 @functools.lru_cache(maxsize=65536)
@@ -32,3 +34,8 @@ def index_term(word: str) -> str:
 def unaccented(text: str) -> str:
     """The text with its accents removed, as FTS5's `remove_diacritics 2` reads it."""
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def index_terms(text: str) -> list[str]:
+    """The text's words as the keyword index keeps them, in order."""
+    return [index_term(word) for word in _WORD.findall(text)]

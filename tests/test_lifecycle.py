@@ -96,6 +96,8 @@ def test_a_rebuild_under_a_running_server_is_what_the_server_then_reads_and_writ
 
     hits = server.search("Port Ellen harbour storm", mode="dense")
     assert [hit.source for hit in hits] == [str(docs / "harbour.txt")]
+    hits = server.search("Port Ellen harbour storm", mode="keyword")  # the new keyword index
+    assert [hit.source for hit in hits] == [str(docs / "harbour.txt")]
     assert _deleted_files_open(index_path) == [], "the old database is still held open"
     assert not server.ask(RESIGNED).found  # the seed article is no longer indexed
     server.backend.flush()  # the server saves its vectors: they must be the new database's
@@ -140,11 +142,14 @@ def test_a_vector_file_of_another_database_is_never_used(tmp_path, seed_index_pa
 
 
 def _deleted_files_open(folder: Path) -> list[str]:
-    """The files in `folder` this process holds open that have been deleted."""
+    """The files in `folder` this process holds open or mapped (Tantivy maps its segments)
+    that have been deleted."""
     targets = []
     for fd in Path("/proc/self/fd").iterdir():
         with suppress(OSError):  # the listing's own descriptor is gone by now
             targets.append(os.readlink(fd))
+    targets += [line.split(maxsplit=5)[-1] for line in
+                Path("/proc/self/maps").read_text().splitlines() if line.count(" ") >= 5]
     return [target for target in targets
             if target.startswith(str(folder)) and target.endswith(" (deleted)")]
 

@@ -1,8 +1,9 @@
-"""The SQLite + FAISS backend: an index as files in one folder, on one machine.
+"""The SQLite + FAISS + Tantivy backend: an index as files in one folder, on one machine.
 
-`store` is the SQLite database (the source of truth, with FTS5 for keyword search),
-`vectors` the FAISS index derived from it, and `backend` the `Backend` that keeps the
-two in step.
+`store` is the SQLite database (the source of truth, with an FTS5 table for term
+statistics and as the keyword search to fall back on), `vectors` the FAISS index and
+`keywords` the Tantivy keyword index derived from it, and `backend` the `Backend` that
+keeps them in step.
 """
 
 from qa.backends.base import BackendKind

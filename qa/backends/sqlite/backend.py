@@ -1,13 +1,23 @@
-"""The SQLite + FAISS backend: an index as files in one folder, on one machine.
+"""The SQLite + FAISS + Tantivy backend: an index as files in one folder, on one machine.
 
-SQLite (`store`) is the source of truth, FTS5 gives the keyword ranking, and
-FAISS (`vectors`) the dense one. The FAISS index is derived: every store
-transaction bumps a generation number, the in-memory FAISS index is kept in step
-with each write (under one lock, so no search sees one without the other), and
-it is saved beside the database with the database's identity and the generation
-it reflects. Readers in other processes see a newer generation and reload or
-rebuild it from the stored vectors, never by re-embedding; a reader that rebuilt
-it saves it for the next one, if no writer holds the index's lock at that moment.
+SQLite (`store`) is the source of truth, Tantivy (`keywords`) gives the keyword
+ranking, and FAISS (`vectors`) the dense one. Both are derived: every store
+transaction bumps a generation number, and each index records the database's
+identity and the generation it reflects.
+
+The in-memory FAISS index is kept in step with each write (under one lock, so no
+search sees one without the other) and saved beside the database. Readers in other
+processes see a newer generation and reload or rebuild it from the stored vectors,
+never by re-embedding; a reader that rebuilt it saves it for the next one, if no
+writer holds the index's lock at that moment.
+
+The Tantivy index (the folder `keywords`) gets each write's changes too, and
+commits them, with the generation they bring it to, at `flush` (the end of an
+`Index.add` or `remove`). A keyword search uses it only when it shows the database
+as it is: else it reloads it (another process committed), or rebuilds it from the
+stored chunks if no writer holds the index's lock, and meanwhile, or where it
+cannot be written (a read-only folder), searches the database's FTS5 table, which is
+always in step. So no search returns a chunk that was deleted before it began.
 
 `qa index --rebuild` swaps the whole folder for a new one: before each use the
 backend checks that its database file is still the one in the folder, and if not
@@ -24,6 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from qa.backends.base import MAX_KEYWORDS, ChunkRow, DocumentInfo, FileState, SentenceRow
+from qa.backends.sqlite.keywords import FOLDER as KEYWORDS
+from qa.backends.sqlite.keywords import KeywordIndex
 from qa.backends.sqlite.store import Store
 from qa.backends.sqlite.vectors import VectorIndex
 from qa.chunking import Chunk
@@ -34,14 +46,14 @@ from qa.stemming import index_term
 log = logging.getLogger(__name__)
 DATABASE = "index.sqlite3"
 VECTORS = "vectors.faiss"
-FILES = (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-shm", VECTORS, "vectors.tmp")
+FILES = (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-shm", VECTORS, "vectors.tmp", KEYWORDS)
 _WORD = re.compile(r"\w+")
 
 
 def keyword_query(text: str, store: Store | None = None) -> str | None:
-    """An FTS5 MATCH expression: any of the text's words, each quoted, but those that half
-    or more of the passages in `store` hold; all of them if every one is that common;
-    None if it has none.
+    """An FTS5 MATCH expression, for when the Tantivy index cannot be used: any of the
+    text's words, each quoted, but those that half or more of the passages in `store` hold;
+    all of them if every one is that common; None if it has none.
 
     BM25 gives such a common word no weight (FTS5 clamps its IDF, negative from half the
     passages on, to about zero), yet matching it made FTS5 score most of the index on
@@ -56,7 +68,8 @@ def keyword_query(text: str, store: Store | None = None) -> str | None:
 
 
 class SQLiteBackend:
-    """The database and the FAISS file in `folder`; safe to share between threads."""
+    """The database, the FAISS file and the Tantivy folder in `folder`; safe to share
+    between threads."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -65,6 +78,12 @@ class SQLiteBackend:
         self._store_file = _file_id(folder / DATABASE)
         self._vectors: VectorIndex | None = None
         self._vectors_of: tuple[str, int] = ("", -1)  # (database identity, generation)
+        self._keywords: KeywordIndex | None = None
+        # what the keyword index holds, its changes not yet committed included
+        self._keywords_of: tuple[str, int] | None = None
+        # the database state at which the keyword index could not be opened or rebuilt:
+        # searches use FTS5, without trying again, until the database changes
+        self._no_keywords_at: tuple[str, int] | None = None
 
     # -- reading -------------------------------------------------------------------
 
@@ -104,8 +123,12 @@ class SQLiteBackend:
         self, queries: Sequence[str], k: int, within: Sequence[str] | None = None
     ) -> list[list[int]]:
         store = self.store()
-        matches = [keyword_query(query, store) for query in queries]
-        return [store.keyword_search(match, k, within) if match else [] for match in matches]
+        keywords = self._keywords_in_step(store)
+        if keywords is None:  # FTS5, always in step with the database
+            matches = [keyword_query(query, store) for query in queries]
+            return [store.keyword_search(match, k, within) if match else [] for match in matches]
+        only = None if within is None else store.chunk_ids(within)
+        return [keywords.search(query, k, only) for query in queries]
 
     def store(self) -> Store:
         """The database now in the folder: reopened if a rebuild swapped the folder."""
@@ -120,6 +143,7 @@ class SQLiteBackend:
                     old, self._store = self._store, Store(self.folder / DATABASE)
                     self._store_file, self._vectors = now, None
                     old.close()  # else the deleted database stays on disk while it is open
+                    self._close_keywords()  # its writer's changes were the old database's
         return self._store
 
     def vectors(self) -> VectorIndex:
@@ -153,6 +177,63 @@ class SQLiteBackend:
         finally:
             lock.release()
 
+    def _keywords_in_step(self, store: Store) -> KeywordIndex | None:
+        """The keyword index if it shows the database as it is now: reloaded, or rebuilt if
+        no writer holds the index; None while this process has changes not committed to it,
+        or where it cannot be read or rebuilt."""
+        current, keywords = (store.identity, store.generation()), self._keywords
+        if keywords is not None and keywords.stamp == current:
+            return keywords
+        if self._no_keywords_at == current:
+            return None
+        with self._lock:
+            keywords = self._open_keywords(store)
+            if keywords is None:
+                self._no_keywords_at = current
+                return None
+            if self._keywords_of != keywords.stamp:
+                return None  # changes not committed yet: FTS5 has them
+            keywords.reload()
+            if keywords.stamp != current:
+                self._rebuild_keywords_for_readers(keywords, store)
+            self._keywords_of = keywords.stamp
+            return keywords if keywords.stamp == current else None
+
+    def _open_keywords(self, store: Store) -> KeywordIndex | None:
+        if self._keywords is None:
+            self._keywords = KeywordIndex.open(self.folder / KEYWORDS, not store.readonly)
+            self._keywords_of = None if self._keywords is None else self._keywords.stamp
+        return self._keywords
+
+    def _rebuild_keywords_for_readers(self, keywords: KeywordIndex, store: Store) -> None:
+        """Rebuild the keyword index from the database, if no writer holds the index now
+        (never waiting for one)."""
+        if store.readonly or (lock := try_write_lock(self.folder)) is None:
+            return
+        try:
+            keywords.reload()  # a writer may have committed since
+            if keywords.stamp != (store.identity, store.generation()):
+                self._rebuild_keywords(keywords, store)
+        finally:
+            lock.release()
+
+    def _rebuild_keywords(self, keywords: KeywordIndex, store: Store) -> None:
+        """Make the keyword index hold the database's chunks (a failure is only logged:
+        searches use FTS5 meanwhile)."""
+        try:
+            keywords.replace_all(store.chunk_texts(), store.identity, store.generation())
+            log.info("rebuilt the keyword index from the database")
+        except (OSError, ValueError) as error:
+            keywords.close()
+            self._no_keywords_at = (store.identity, store.generation())
+            log.warning("could not rebuild the keyword index in %s (%s); keyword searches use "
+                        "the database's FTS5 table meanwhile", self.folder / KEYWORDS, error)
+
+    def _close_keywords(self) -> None:
+        if self._keywords is not None:
+            self._keywords.close()
+        self._keywords, self._keywords_of = None, None
+
     # -- writing -------------------------------------------------------------------
 
     def set_meta(self, values: dict[str, str]) -> None:
@@ -165,7 +246,7 @@ class SQLiteBackend:
         def put(store: Store) -> tuple[list[int], list[int]]:
             return store.put_document(document, state, chunks, vectors, sentence_vectors)
 
-        self._change(put, vectors)
+        self._change(put, vectors, [(document.title, chunk.text) for chunk in chunks])
 
     def touch_document(self, path: str, state: FileState) -> None:
         self.store().touch_document(path, state)
@@ -174,8 +255,9 @@ class SQLiteBackend:
         self._change(lambda store: (store.remove_documents(paths), []))
 
     def flush(self) -> None:
-        """Save the vector index; a failure (a full disk) is only logged: the database
-        holds everything, and the next reader rebuilds the vectors from it."""
+        """Save the vector index and commit the keyword index's changes; a failure (a full
+        disk) is only logged: the database holds everything, and the next reader rebuilds
+        either from it."""
         with self._lock:
             vectors = self.vectors()
             try:
@@ -184,26 +266,68 @@ class SQLiteBackend:
                 log.warning("could not save the vector index %s (%s); it is rebuilt from the "
                             "database when next needed", self.folder / VECTORS,
                             error.strerror or error)
+            keywords, holds = self._keywords, self._keywords_of
+            if keywords is not None and holds is not None and keywords.stamp != holds:
+                try:
+                    keywords.commit(*holds)
+                except (OSError, ValueError) as error:
+                    self._close_keywords()
+                    log.warning("could not commit the keyword index %s (%s); it is rebuilt "
+                                "from the database when next needed", self.folder / KEYWORDS,
+                                error)
 
     def close(self) -> None:
-        self._store.close()
+        with self._lock:
+            self._close_keywords()  # its changes not committed are dropped
+            self._store.close()
 
     def _change(
         self, write: Callable[[Store], tuple[list[int], list[int]]],
-        added_vectors: np.ndarray | None = None,
+        added_vectors: np.ndarray | None = None, added_texts: Sequence[tuple[str, str]] = (),
     ) -> None:
         """Run one store transaction, which returns (removed, added) chunk ids, and mirror it
-        in the in-memory vector index, with no search in between to see one without the other.
+        in the in-memory vector index, with no search in between to see one without the
+        other, and in the keyword index's writer (`added_texts`: (title, text) per chunk).
         """
         with self._lock:
             vectors = self.vectors()
             store = self._store  # the one `vectors` reflect
+            keywords = self._keywords_to_write(store)
             removed, added = write(store)
             vectors.remove(removed)
             if added:
                 assert added_vectors is not None, "chunks added without their vectors"
                 vectors.add(np.asarray(added, dtype=np.int64), added_vectors)
             self._vectors_of = (store.identity, store.generation())
+            if keywords is not None:
+                self._mirror_in_keywords(keywords, removed, list(zip(added, added_texts,
+                                                                         strict=True)))
+
+    def _mirror_in_keywords(self, keywords: KeywordIndex, removed: list[int],
+                            added: list[tuple[int, tuple[str, str]]]) -> None:
+        """Give the keyword index's writer a write's changes; a failure is only logged (the
+        changes are dropped, and the index rebuilt from the database when next searched)."""
+        try:
+            keywords.apply(removed, [(chunk_id, title, text) for chunk_id, (title, text) in added])
+            self._keywords_of = self._vectors_of
+        except (OSError, ValueError) as error:
+            keywords.close()
+            self._keywords_of = keywords.stamp
+            log.warning("could not update the keyword index %s (%s); it is rebuilt from the "
+                        "database when next searched", self.folder / KEYWORDS, error)
+
+    def _keywords_to_write(self, store: Store) -> KeywordIndex | None:
+        """The keyword index, in step with the database before a write (the caller holds the
+        index's lock): rebuilt from it if behind. None if it cannot be opened."""
+        keywords = self._open_keywords(store)
+        current = (store.identity, store.generation())
+        if keywords is not None and self._keywords_of != current:
+            keywords.close()  # changes that no longer match the database
+            keywords.reload()
+            if keywords.stamp != current:
+                self._rebuild_keywords(keywords, store)
+            self._keywords_of = keywords.stamp
+        return keywords if keywords is not None and self._keywords_of == current else None
 
 
 def _file_id(path: Path) -> tuple[int, int]:

@@ -2,11 +2,13 @@
 
 It holds documents (path, content hash, size, mtime, extracted text), their
 chunks (text, char span, page, vector), each chunk's sentences (span, vector)
-and an FTS5 table (Porter stemming) for keyword search. Vectors are float32
-blobs. Every change is one transaction, so a crash leaves the previous state,
-and each bumps `generation`, which the derived vector index compares with its
-own to know whether it is stale. WAL mode lets readers search while a writer
-indexes.
+and an FTS5 table (Porter stemming): the term statistics answers weigh words by,
+and the keyword search when the derived keyword index cannot be used. Vectors are
+float32 blobs. Chunk ids are never given twice, so an id in a derived index that
+is behind names that chunk or none. Every change is one transaction, so a crash
+leaves the previous state, and each bumps `generation`, which the derived vector
+and keyword indexes compare with their own to know whether they are stale. WAL
+mode lets readers search while a writer indexes.
 """
 
 import functools
@@ -172,10 +174,16 @@ class Store:
                  datetime.now(UTC).isoformat(timespec="seconds"), document.text,
                  json.dumps(document.page_starts)),
             )
+            first = _next_chunk_id(db)
             added = [
-                _insert_chunk(db, _row_id(cursor), document.title, chunk, vector, sentences)
-                for chunk, vector, sentences in zip(chunks, vectors, sentence_vectors, strict=True)
+                _insert_chunk(db, first + n, _row_id(cursor), document.title, chunk, vector,
+                              sentences)
+                for n, (chunk, vector, sentences) in enumerate(
+                    zip(chunks, vectors, sentence_vectors, strict=True))
             ]
+            if added:
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('last_chunk_id', ?)",
+                           (str(added[-1]),))
         return removed, added
 
     def touch_document(self, path: str, state: FileState) -> None:
@@ -258,6 +266,23 @@ class Store:
             (match, *(within or ()), limit),
         )
         return [row[0] for row in rows]
+
+    def chunk_ids(self, paths: Sequence[str]) -> list[int]:
+        """The ids of the chunks of the documents at `paths`."""
+        rows = self._query(
+            "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
+            f"WHERE d.path IN ({_marks(paths)})", list(paths))
+        return [row[0] for row in rows]
+
+    def chunk_texts(self, batch: int = 4096) -> Iterator[tuple[int, str, str]]:
+        """Every chunk's (id, document title, text), for building the keyword index."""
+        last = 0
+        while rows := self._query(
+            "SELECT c.id, d.title, c.text FROM chunks c JOIN documents d "
+            "ON d.id = c.document_id WHERE c.id > ? ORDER BY c.id LIMIT ?", (last, batch)
+        ):
+            last = rows[-1][0]
+            yield from rows
 
     def document_vectors(self, paths: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """The (chunk ids, vectors) of the documents at `paths`."""
@@ -349,17 +374,25 @@ def _database_error(path: Path, error: sqlite3.DatabaseError) -> QAError:
                    "away and rebuild it with: qa index PATHS")
 
 
+def _next_chunk_id(db: sqlite3.Connection) -> int:
+    """An id above every chunk's, now and before: SQLite would give the ids of the last
+    chunks deleted again (max(id) + 1), and a derived index not yet in step with a delete
+    must never name a newer chunk by an old id. ('last_chunk_id' keeps the highest given.)"""
+    return db.execute(
+        "SELECT max(coalesce((SELECT max(id) FROM chunks), 0), coalesce((SELECT CAST(value "
+        "AS INTEGER) FROM meta WHERE key = 'last_chunk_id'), 0)) + 1").fetchone()[0]
+
+
 def _insert_chunk(
-    db: sqlite3.Connection, document_id: int, title: str, chunk: Chunk,
+    db: sqlite3.Connection, chunk_id: int, document_id: int, title: str, chunk: Chunk,
     vector: np.ndarray, sentence_vectors: np.ndarray,
 ) -> int:
-    cursor = db.execute(
-        "INSERT INTO chunks (document_id, ordinal, start_char, end_char, page, text, vector) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (document_id, chunk.ordinal, chunk.start, chunk.end, chunk.page, chunk.text,
+    db.execute(
+        "INSERT INTO chunks (id, document_id, ordinal, start_char, end_char, page, text, "
+        "vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (chunk_id, document_id, chunk.ordinal, chunk.start, chunk.end, chunk.page, chunk.text,
          _blob(vector)),
     )
-    chunk_id = _row_id(cursor)
     db.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)",
                (chunk_id, title, chunk.text))
     db.executemany(

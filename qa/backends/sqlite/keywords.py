@@ -1,0 +1,174 @@
+"""Keywords: the Tantivy index, derived from the chunks stored in SQLite, that ranks by BM25.
+
+One Tantivy document per chunk: its id, and one field holding the document's title and
+the chunk's text as the keyword index's terms (`qa.stemming.index_terms`, which
+Tantivy's whitespace tokenizer splits), so BM25 weighs a passage as one bag of words, as
+FTS5's bm25() does, with the product's one stemmer. A question becomes the same terms,
+each a term query: no user text is ever parsed, so none is read as query syntax. Terms
+that half the passages or more hold are left out (all kept if every one is that common):
+BM25 gives them almost no weight, yet each would make every passage a match to score.
+Searches never count matches, which would visit them all.
+
+Every commit also rewrites a marker document (chunk id 0, which SQLite never gives)
+holding the database identity and generation the index reflects, so a searcher knows in
+one snapshot which state of the database it shows. Tantivy allows one writer per folder
+across processes: the backend opens one only while it holds the index's write lock.
+"""
+
+import logging
+import math
+import shutil
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import tantivy
+
+from qa.backends.base import MAX_KEYWORDS
+from qa.stemming import index_terms
+
+log = logging.getLogger(__name__)
+FOLDER = "keywords"
+LAYOUT = "1"  # of the fields below: a marker of another layout means the index is rebuilt
+WRITER_HEAP = 50_000_000  # bytes the writer buffers before it writes a segment
+_MARKER = 0
+ChunkText = tuple[int, str, str]  # (chunk id, document title, chunk text)
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_unsigned_field("chunk_id", indexed=True, fast=True)
+    builder.add_text_field("body", tokenizer_name="whitespace", index_option="freq")
+    builder.add_text_field("stamp", stored=True, tokenizer_name="raw")  # the marker's
+    return builder.build()
+
+
+def _as_fts5(held: int, passages: int) -> float:
+    """The boost that turns Tantivy's BM25 weight of a term into FTS5's: the same BM25
+    but for the IDF, ln(1 + (N - n + 0.5) / (n + 0.5)) in Tantivy (Lucene's), against
+    FTS5's ln((N - n + 0.5) / (n + 0.5)), at least 1e-6. Lucene's gives words that many
+    passages hold visibly more weight, which changed answers; with the boost the ranking
+    is FTS5's (but for Tantivy's coarser passage lengths past ~40 words), and Tantivy's
+    block-max pruning still applies, as a boosted term query is still a term scorer.
+    (Tantivy's N also counts deleted passages until their segment is merged.)"""
+    odds = (max(passages - held, 0) + 0.5) / (held + 0.5)
+    return max(math.log(odds), 1e-6) / math.log1p(odds)
+
+
+class KeywordIndex:
+    """The Tantivy index in one folder: searched from its last commit that was reloaded.
+
+    A search reads a snapshot (a searcher), so one running while the index reloads is
+    unaffected. The writer exists only from a write to its commit (or `close`).
+    """
+
+    def __init__(self, index: tantivy.Index) -> None:
+        self._index = index
+        self._schema = index.schema
+        self._writer: tantivy.IndexWriter | None = None
+        self._searcher = index.searcher()
+        self.stamp = self._stamp(self._searcher)
+
+    @classmethod
+    def open(cls, folder: Path, writable: bool) -> "KeywordIndex | None":
+        """The index in `folder`; created (or, if unreadable, made anew) when `writable`;
+        None if there is none that can be read."""
+        try:
+            if writable:
+                folder.mkdir(mode=0o700, exist_ok=True)
+            return cls(tantivy.Index(_schema(), path=str(folder), reuse=True))
+        except (OSError, ValueError) as error:
+            if not writable:
+                return None
+            log.warning("keyword index %s is unreadable (%s); making it anew", folder, error)
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(mode=0o700)
+            return cls(tantivy.Index(_schema(), path=str(folder), reuse=False))
+        except (OSError, ValueError) as error:
+            log.warning("cannot make the keyword index %s (%s)", folder, error)
+            return None
+
+    def reload(self) -> None:
+        """See the last commit, of this process or another."""
+        self._index.reload()
+        searcher = self._index.searcher()
+        self._searcher, self.stamp = searcher, self._stamp(searcher)
+
+    def search(self, text: str, k: int, only: Sequence[int] | None = None) -> list[int]:
+        """Chunk ids, best BM25 first, of the passages holding any of the text's terms (but
+        the common ones); only among the chunks `only`, if given."""
+        searcher = self._searcher
+        terms = [term for term in dict.fromkeys(index_terms(text)) if term][:MAX_KEYWORDS]
+        passages = searcher.num_docs - 1  # the marker is no passage
+        held = {term: searcher.doc_freq("body", term) for term in terms}
+        terms = [term for term in terms if held[term] < passages / 2] or terms
+        if not terms or only == []:
+            return []
+        clauses = [(tantivy.Occur.Should, tantivy.Query.boost_query(
+            tantivy.Query.term_query(self._schema, "body", term, index_option="freq"),
+            _as_fts5(held[term], passages))) for term in terms]
+        query = tantivy.Query.boolean_query(clauses)
+        if only is not None:
+            query = tantivy.Query.boolean_query([
+                (tantivy.Occur.Must, query),
+                (tantivy.Occur.Must, tantivy.Query.term_set_query(
+                    self._schema, "chunk_id", list(only))),
+            ])
+        hits = searcher.search(query, k, count=False).hits
+        ids = searcher.fast_field_values("chunk_id", [address for _, address in hits])
+        return [int(chunk_id) for chunk_id in ids if chunk_id is not None]
+
+    def apply(self, removed: Sequence[int], added: Iterable[ChunkText]) -> None:
+        """Delete the chunks `removed` and add `added`, seen by searches after `commit`."""
+        writer = self._writing()
+        if removed:  # by query: a term of a Python int is an i64, which no u64 id equals
+            writer.delete_documents_by_query(
+                tantivy.Query.term_set_query(self._schema, "chunk_id", list(removed)))
+        for chunk_id, title, text in added:
+            document = tantivy.Document()
+            document.add_unsigned("chunk_id", chunk_id)  # Document(chunk_id=) makes an i64
+            document.add_text("body", " ".join(index_terms(f"{title}\n{text}")))
+            writer.add_document(document)
+
+    def replace_all(self, chunks: Iterable[ChunkText], identity: str, generation: int) -> None:
+        """Make the index hold exactly `chunks`, the database's at `generation`."""
+        self._writing().delete_all_documents()
+        self.apply([], chunks)
+        self.commit(identity, generation)
+
+    def commit(self, identity: str, generation: int) -> None:
+        """Make the changes so far, and the database state they bring the index to, seen
+        by every search from now on (in this process and, on reload, in others)."""
+        writer = self._writing()
+        writer.delete_documents_by_query(
+            tantivy.Query.term_set_query(self._schema, "chunk_id", [_MARKER]))
+        marker = tantivy.Document()
+        marker.add_unsigned("chunk_id", _MARKER)
+        marker.add_text("stamp", f"{LAYOUT} {identity} {generation}")
+        writer.add_document(marker)
+        writer.commit()
+        self.close()
+        self.reload()
+
+    def close(self) -> None:
+        """Drop the writer, and with it the changes not committed, its memory and its lock."""
+        if self._writer is not None:
+            self._writer.rollback()
+            self._writer.wait_merging_threads()  # consumes the writer; the lock goes with it
+            self._writer = None
+
+    def _writing(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            self._writer = self._index.writer(heap_size=WRITER_HEAP, num_threads=1)
+        return self._writer
+
+    def _stamp(self, searcher: tantivy.Searcher) -> tuple[str, int] | None:
+        """(database identity, generation) that the searcher's snapshot reflects, if any."""
+        query = tantivy.Query.term_set_query(self._schema, "chunk_id", [_MARKER])
+        hits = searcher.search(query, 1, count=False).hits
+        if not hits:
+            return None
+        parts = searcher.doc(hits[0][1]).to_dict()["stamp"][0].split(" ")
+        if len(parts) != 3 or parts[0] != LAYOUT:
+            return None
+        return parts[1], int(parts[2])

@@ -1,0 +1,237 @@
+"""The SQLite backend's Tantivy keyword index: derived from the database, never ahead of it.
+
+Real SQLite and Tantivy in a temporary index folder, small inline texts with fixed
+vectors (the documents of tests/test_backend_contract.py). Writes are committed to
+Tantivy at `flush`, as `Index.add` and `remove` end; until then, and wherever the
+Tantivy index cannot be used, keyword search answers from the database's FTS5 table.
+To tell which engine answered, some tests empty the FTS5 table: what is still found
+then came from Tantivy.
+"""
+
+import ctypes
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from qa.backends.sqlite import DATABASE, SQLiteBackend
+from qa.backends.sqlite.keywords import FOLDER
+from qa.locking import write_lock
+from tests.helpers import ENV, ROOT
+from tests.test_backend_contract import COUNCIL, DIM, HARBOUR, ORCHARD, ids_along, put
+
+# A process that opens the backend at argv[1], adds orchard.txt and commits
+ANOTHER_WRITER = """
+import sys
+from pathlib import Path
+from qa.backends.sqlite import SQLiteBackend
+from tests.test_backend_contract import ORCHARD, put
+
+backend = SQLiteBackend(Path(sys.argv[1]))
+put(backend, "/docs/orchard.txt", ORCHARD, 2)
+backend.flush()
+backend.close()
+"""
+# A reader of the index at argv[1]: prints its keyword search for argv[2], and whether
+# Tantivy's index answered it
+READER = """
+import json, sys
+from pathlib import Path
+from qa.backends.sqlite import SQLiteBackend
+backend = SQLiteBackend(Path(sys.argv[1]))
+found = backend.keyword_search([sys.argv[2]], 10)[0]
+store = backend.store()
+tantivy = backend._keywords is not None and backend._keywords.stamp == (
+    store.identity, store.generation())
+print(json.dumps([sorted(found), tantivy]))
+"""
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    path = tmp_path / "index"
+    path.mkdir(mode=0o700)
+    return path
+
+
+@pytest.fixture
+def backend(folder):
+    backend = SQLiteBackend(folder)
+    backend.set_meta({"model": "fixed-vectors", "dim": str(DIM)})
+    yield backend
+    backend.close()
+
+
+def empty_fts5(folder: Path) -> None:
+    """Delete every row of the FTS5 table: a keyword search that still finds comes from
+    Tantivy."""
+    with closing(sqlite3.connect(folder / DATABASE)) as db, db:
+        db.execute("DELETE FROM chunks_fts")
+
+
+def lighthouse(backend: SQLiteBackend) -> list[int]:
+    return backend.keyword_search(["lighthouse"], 10)[0]
+
+
+def test_keyword_search_answers_from_tantivy_once_flushed(backend, folder):
+    put(backend, "/docs/harbour.txt", HARBOUR, 0)
+    put(backend, "/docs/council.txt", COUNCIL, 1)
+    harbour = ids_along(backend, 0)
+    backend.flush()
+    empty_fts5(folder)
+
+    found = backend.keyword_search(["lighthouses counting", "harbour"], 5)
+
+    assert len(found[0]) == 1 and found[0][0] in harbour
+    assert set(found[1]) == {i for i, row in backend.chunks(list(harbour)).items()
+                             if "harbour" in row.text}
+    assert (folder / FOLDER).is_dir()
+
+
+def test_tantivy_ranks_as_fts5_does(backend, folder):
+    """The question's one rare word outranks three words that many passages hold, as in
+    FTS5's bm25(); Tantivy's own IDF (Lucene's) weighs such words about twice as much
+    and would put the passage holding all three first."""
+    put(backend, "/docs/lantern.txt", ["A lantern hung by the door."], 0)
+    put(backend, "/docs/crossings.txt", [f"The river, stone and bridge {word}."
+                                         for word in ("today", "again", "anew", "below")], 1)
+    put(backend, "/docs/harbour.txt", HARBOUR + COUNCIL, 2)  # neither
+    question = ["lantern river stone bridge"]
+    fts5 = backend.keyword_search(question, 10)
+    backend.flush()
+    empty_fts5(folder)
+
+    tantivy = backend.keyword_search(question, 10)
+
+    assert tantivy[0][0] in ids_along(backend, 0)
+    assert tantivy == fts5
+
+
+def test_a_removed_documents_passages_never_come_back(backend, folder):
+    put(backend, "/docs/harbour.txt", HARBOUR, 0)
+    put(backend, "/docs/council.txt", COUNCIL, 1)
+    backend.flush()
+    reader = SQLiteBackend(folder)  # as another process: its own Tantivy snapshot
+    try:
+        assert lighthouse(reader)
+        with write_lock(folder):  # as `qa remove` holds it: removed, not yet committed
+            backend.remove_documents(["/docs/harbour.txt"])
+            assert lighthouse(reader) == [] and lighthouse(backend) == []
+            backend.flush()
+        assert lighthouse(reader) == [] and lighthouse(backend) == []
+        put(backend, "/docs/harbour.txt", ORCHARD, 2)  # new passages at the old place
+        backend.flush()
+        assert lighthouse(reader) == [] and lighthouse(backend) == []
+        assert reader.keyword_search(["apple"], 5)[0] == list(ids_along(backend, 2))
+    finally:
+        reader.close()
+
+
+def test_chunk_ids_are_never_given_twice(backend):
+    put(backend, "/docs/harbour.txt", HARBOUR, 0)
+    first = ids_along(backend, 0)
+    put(backend, "/docs/harbour.txt", ORCHARD, 2)  # its chunks were the last ones written
+    second = ids_along(backend, 2)
+    backend.remove_documents(["/docs/harbour.txt"])
+    put(backend, "/docs/council.txt", COUNCIL, 1)
+
+    assert min(second) > max(first) and min(ids_along(backend, 1)) > max(second)
+
+
+@pytest.mark.parametrize("damage", ["missing", "stale", "unreadable"])
+def test_a_missing_stale_or_unreadable_keyword_index_is_rebuilt(backend, folder, tmp_path,
+                                                                 damage):
+    put(backend, "/docs/harbour.txt", HARBOUR, 0)
+    backend.flush()
+    shutil.copytree(folder / FOLDER, tmp_path / "at-harbour")
+    backend.remove_documents(["/docs/harbour.txt"])
+    put(backend, "/docs/council.txt", COUNCIL, 1)
+    backend.flush()
+    backend.close()
+    shutil.rmtree(folder / FOLDER)
+    if damage == "stale":  # it still holds harbour, of an earlier generation
+        shutil.copytree(tmp_path / "at-harbour", folder / FOLDER)
+    elif damage == "unreadable":
+        (folder / FOLDER).mkdir()
+        (folder / FOLDER / "meta.json").write_text("{not json")
+
+    reopened = SQLiteBackend(folder)
+    try:
+        assert lighthouse(reopened) == []
+        empty_fts5(folder)  # what is found next comes from the rebuilt Tantivy index
+        assert set(reopened.keyword_search(["mayor"], 5)[0]) <= ids_along(reopened, 1)
+        assert reopened.keyword_search(["mayor"], 5)[0]
+    finally:
+        reopened.close()
+
+
+@pytest.mark.process
+def test_another_processs_committed_write_is_seen(backend, folder):
+    put(backend, "/docs/harbour.txt", HARBOUR, 0)
+    backend.flush()
+    assert backend.keyword_search(["apple"], 5) == [[]]
+
+    done = subprocess.run([sys.executable, "-c", ANOTHER_WRITER, str(folder)], cwd=ROOT,
+                          env=ENV, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+    empty_fts5(folder)
+    found = backend.keyword_search(["apple"], 5)[0]
+    assert found and set(found) == ids_along(backend, 2)
+    assert lighthouse(backend)
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("keywords", ["committed", "missing"])
+def test_a_read_only_index_folder_still_answers(backend, folder, keywords):
+    put(backend, "/docs/harbour.txt", HARBOUR, 0)
+    put(backend, "/docs/council.txt", COUNCIL, 1)
+    backend.flush()
+    expected = sorted(lighthouse(backend))
+    backend.close()
+    if keywords == "missing":
+        shutil.rmtree(folder / FOLDER)
+    for path in (folder, *folder.rglob("*")):
+        os.chown(path, 65534, 65534)
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    before = sorted(folder.rglob("*"))
+
+    done = subprocess.run([sys.executable, "-c", READER, str(folder), "lighthouse"], cwd=ROOT,
+                          env=ENV, capture_output=True, text=True, timeout=120,
+                          preexec_fn=_without_root_powers)  # the folder is another user's
+
+    assert done.returncode == 0, done.stderr
+    # Tantivy opens no index it cannot lock: the database's FTS5 table answers
+    assert json.loads(done.stdout) == [expected, False]
+    assert sorted(folder.rglob("*")) == before
+
+
+def _without_root_powers() -> None:
+    """In the child, before exec: drop the capabilities that let root write any file
+    (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (1, 2, 3):
+        if libc.prctl(24, capability, 0, 0, 0):  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def test_query_syntax_in_a_question_is_read_as_words(backend, folder):
+    put(backend, "/docs/harbour.txt", HARBOUR, 0)
+    put(backend, "/docs/council.txt", COUNCIL, 1)
+    backend.flush()
+    empty_fts5(folder)
+    keeper = [i for i, row in backend.chunks(list(ids_along(backend, 0))).items()
+              if "keeper" in row.text]
+
+    found = backend.keyword_search(
+        ['keeper:"boat" AND (x OR y)* NEAR(', 'title:mayor^2 -council', "?!* () :"], 5)
+
+    assert found[0][:1] == keeper
+    assert set(found[1]) == ids_along(backend, 1)  # mayor and council, by their words
+    assert found[2] == []
