@@ -15,6 +15,7 @@ one snapshot which state of the database it shows. Tantivy allows one writer per
 across processes: the backend opens one only while it holds the index's write lock.
 """
 
+import contextlib
 import logging
 import math
 import shutil
@@ -61,8 +62,9 @@ class KeywordIndex:
     unaffected. The writer exists only from a write to its commit (or `close`).
     """
 
-    def __init__(self, index: tantivy.Index) -> None:
+    def __init__(self, index: tantivy.Index, folder: Path) -> None:
         self._index = index
+        self._folder = folder
         self._schema = index.schema
         self._writer: tantivy.IndexWriter | None = None
         self._searcher = index.searcher()
@@ -75,7 +77,10 @@ class KeywordIndex:
         try:
             if writable:
                 folder.mkdir(mode=0o700, exist_ok=True)
-            return cls(tantivy.Index(_schema(), path=str(folder), reuse=True))
+            index = cls(tantivy.Index(_schema(), path=str(folder), reuse=True), folder)
+            if writable:
+                index._private()
+            return index
         except (OSError, ValueError) as error:
             if not writable:
                 return None
@@ -83,7 +88,9 @@ class KeywordIndex:
         try:
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(mode=0o700)
-            return cls(tantivy.Index(_schema(), path=str(folder), reuse=False))
+            index = cls(tantivy.Index(_schema(), path=str(folder), reuse=False), folder)
+            index._private()
+            return index
         except (OSError, ValueError) as error:
             log.warning("cannot make the keyword index %s (%s)", folder, error)
             return None
@@ -148,6 +155,7 @@ class KeywordIndex:
         writer.add_document(marker)
         writer.commit()
         self.close()
+        self._private()
         self.reload()
 
     def close(self) -> None:
@@ -156,6 +164,20 @@ class KeywordIndex:
             self._writer.rollback()
             self._writer.wait_merging_threads()  # consumes the writer; the lock goes with it
             self._writer = None
+
+    def _private(self) -> None:
+        """Make the index's files its owner's only, as every other file of the index is:
+        Tantivy creates them as the umask allows (the folder, 0700, already keeps others
+        out). Run once the writer is gone, when no merge can be making new files. Never
+        fails: another process's writer may be adding and deleting files meanwhile."""
+        try:
+            paths = list(self._folder.iterdir())
+        except OSError:
+            return
+        for path in paths:
+            with contextlib.suppress(OSError):
+                if path.is_file() and path.stat().st_mode & 0o077:
+                    path.chmod(0o600)
 
     def _writing(self) -> tantivy.IndexWriter:
         if self._writer is None:
