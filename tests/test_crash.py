@@ -27,6 +27,7 @@ import itertools
 import logging
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import struct
@@ -296,10 +297,14 @@ def test_indexing_survives_sigkill_at_any_moment(job, capsys):
         """Start `qa index`, kill it once each `stage(run)` condition has held in turn (a
         stage is a condition maker, or (maker, poll interval)), then check the index.
 
-        A run that ends before the moment is tried again: one that finished its work
-        first, or (seen once in CI, under load) one that died with no output while its
-        stack was being sampled: faulthandler walks the thread states of a process that
-        may be starting threads just then."""
+        A run that ends before the moment is tried again, from the index as it was before
+        it (a run that finished its work leaves nothing for the next one, or for the next
+        moment, to do): one that finished first, or (seen once in CI, under load) one that
+        died with no output while its stack was being sampled: faulthandler walks the
+        thread states of a process that may be starting threads just then."""
+        before = index_path.with_name("index-before-run")
+        shutil.rmtree(before, ignore_errors=True)
+        shutil.copytree(index_path, before)
         for attempt in range(1, attempts + 1):
             started = time.monotonic()
             run = Run(index_path, folder)
@@ -309,6 +314,8 @@ def test_indexing_survives_sigkill_at_any_moment(job, capsys):
                     _wait(run, maker(run), what, poll)
             except Missed as miss:
                 missed.append(str(miss).splitlines()[0])
+                shutil.rmtree(index_path)
+                shutil.copytree(before, index_path)
                 if attempt == attempts:
                     raise
                 continue
