@@ -18,7 +18,6 @@ import numpy as np
 from qa.answer import (
     ANSWER_PASSAGES,
     NO_DOCUMENTS,
-    Answer,
     compose_answer,
     compose_summary,
     question_terms,
@@ -29,6 +28,7 @@ from qa.embedding import Embedder
 from qa.llm import LLMConfig, llm_answer, rewrite_question
 from qa.question_kinds import summary_subject
 from qa.response import Response
+from qa.results import Answer
 from qa.search import MAX_K, Hit, Mode, search
 from qa.summary import documents_to_summarize
 

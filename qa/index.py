@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Literal
 
 from qa import ingest
-from qa.answer import Answer
 from qa.asking import Asker
 from qa.backends import (
     Backend,
@@ -33,6 +32,7 @@ from qa.llm import LLMConfig
 from qa.locking import write_lock
 from qa.rebuild import finish_swap, swap_in
 from qa.response import Response
+from qa.results import Answer
 from qa.search import MODES, Hit, Mode, check_choice, check_k
 from qa.settings import DEFAULT_MODEL, Settings
 

@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from qa.answer import Answer, Citation, Claim
 from qa.backends.base import SentenceRow
 from qa.chunking import split_sentences
 from qa.conversation import recent_turns
 from qa.embedding import Embedder
 from qa.errors import QAError
+from qa.results import Answer, Citation, Claim
 from qa.search import Hit
 
 if TYPE_CHECKING:  # openai is an optional extra: its types only for the checker

@@ -9,7 +9,7 @@ come from two calls. `answer()` alone runs the whole pipeline, so `Index.ask` is
 
 from collections.abc import Generator, Iterator
 
-from qa.answer import Answer
+from qa.results import Answer
 
 Pieces = Generator[str, None, Answer]  # yields text as it is written, returns the Answer
 
