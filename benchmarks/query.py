@@ -123,7 +123,7 @@ class Stages:
         ms["term frequencies"], frequencies = timed(backend.term_frequencies,
                                                     question_terms(question))
         ms["compose answer"], _ = timed(compose_answer, question, query_vectors[0], hits,
-                                        sentences, index.settings.min_score, frequencies)
+                                        sentences, frequencies, index.settings.min_score)
         ms.update(self.compared(question))
         return ms, [hit.chunk_id for hit in hits]
 

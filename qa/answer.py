@@ -13,9 +13,9 @@ No language model is needed. Each sentence of the top passages gets named signal
 - answer type and doer: whether the sentence gives what the question asks for (a
   date, a number, a name; who did it), rules of `qa.question_kinds`.
 
-The first four weights were fitted by a listwise softmax on reading-comprehension data
-(`qa eval squad`, judged per article) and rounded; they replace a cosine/BM25 rank fusion
-that found the answer far less often. The best sentence is quoted, and a second when it
+The weights of coverage, window coverage, similarity and answer type were fitted by a
+listwise softmax on reading-comprehension data (`qa eval squad`, judged per article) and
+rounded; the others are set by hand. The best sentence is quoted, and a second when it
 scores close behind, is itself similar to the question and is as much an answer of the
 kind asked (KIND_SIGNALS) as the best is. A sentence that starts by referring back
 ("It", "This", "But"...) brings its previous sentence when that holds question words it
@@ -23,14 +23,19 @@ lacks; a second quote that overlaps the first or follows it in the same paragrap
 joined to it, so no sentence is read twice. A question word that no candidate holds is
 read as the closest word one does ("snowbaorder"). Headings and labels are never quoted,
 and a line that a sentence goes on from (it ends in a comma or in "by", or the next line
-goes on in lower case) is no label: a quote is a whole sentence. A question that names
-something (a name, an acronym, a number) that no passage holds is refused: the documents
-are about something else.
+goes on in lower case) is no label: a quote is a whole sentence.
+
+Whether to answer at all is a separate decision (`assess`, then `qa.answerability`): a
+small logistic regression, fitted to SQuAD 2.0's answerable and unanswerable questions,
+over features of the best sentence (how similar, how much of the question it holds, the
+rarest question word it lacks, whether it gives the kind of value asked for, its margin
+over the next). Below its threshold the answer says plainly that the documents do not
+contain it and cites nothing; a question that names something (a name, an acronym, a
+number) that no passage holds is refused too. An answer that is given opens with the
+value or the verdict asked for, taken from the quote (`qa.lead`).
 A statement rather than a question (a claim to find evidence for) is answered by the
-cosine and sentence-BM25 rank fusion, which finds SciFact's evidence more often. When
-even the most similar sentence is not similar enough, the answer says plainly that the
-documents do not contain it and cites nothing; a sentence that holds every word of the
-question counts as more similar here (COVERED_BONUS), as table rows read unlike questions.
+cosine and sentence-BM25 rank fusion, which finds SciFact's evidence more often, when its
+most similar sentence reaches `min_score`.
 """
 
 import difflib
@@ -42,7 +47,9 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
+from qa import answerability
 from qa.backends.base import SentenceRow
+from qa.lead import lead
 from qa.question_kinds import (
     STOPWORDS,
     WORD,
@@ -53,6 +60,8 @@ from qa.question_kinds import (
     leads_with,
     named_things,
     names_the_doer,
+    negated,
+    numbers,
     specific_names,
     yes_no_subject,
 )
@@ -74,11 +83,8 @@ KIND_SIGNALS = ("answer_type", "doer", "subject")
 CLAIM_PASSAGES = 3
 BM25_K1, BM25_B = 1.2, 0.75
 SECOND_QUOTE_MARGIN = 1.0  # a second sentence is quoted if it scores this close to the best
+SECOND_QUOTE_SIMILARITY = 0.3  # ... and is at least this similar to the question
 MIN_QUOTE_WORDS = 3
-# a sentence holding every word of the question is relevant even when its vector reads
-# unlike the question's (a table row: "Team: Design; Floor: 4."): it counts as this much
-# more similar when the answer's score is compared with the refusal threshold
-COVERED_BONUS = 0.15
 # a question word no candidate holds is read as a misspelling of the closest word one does
 # hold, at this difflib similarity, when it has this many letters ("snowbaorder")
 TYPO_SIMILARITY, MIN_TYPO_LENGTH = 0.85, 5
@@ -117,45 +123,133 @@ class Signals:
         return all(getattr(self, name) >= getattr(other, name) for name in names)
 
 
-def compose_answer(
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """What `assess` found: the candidate sentences and their signals, the ones to quote
+    (best first), the answerability features of the best (`qa.answerability`), and
+    whether the question names something no passage holds."""
+
+    candidates: Sequence["_Candidate"]
+    signals: Sequence[Signals]
+    chosen: Sequence[int]
+    features: Mapping[str, float]
+    names_unknown: bool
+    wanted: Mapping[str, str]
+    idf: Mapping[str, float]
+
+
+def assess(
     question: str, query_vector: np.ndarray, hits: Sequence[Hit],
-    sentences: Sequence[SentenceRow], min_score: float,
-    term_frequencies: tuple[Mapping[str, int], int], asked: str | None = None,
-) -> Answer:
-    """Quote the sentences of the top hits that best answer the question, or say none does.
+    sentences: Sequence[SentenceRow], term_frequencies: tuple[Mapping[str, int], int],
+    asked: str | None = None,
+) -> Assessment | None:
+    """The sentences of the top hits that best answer a question, and how likely they are
+    to answer it; None when the passages hold no quotable sentence.
 
     term_frequencies: how many passages of the index hold each of
         `question_terms(question)`, and how many passages it has.
     asked: the user's own words, when `question` is them read with earlier turns: only a
         name they hold refuses the question when no passage holds it.
     """
-    question_asked = _is_question(question)
-    passages = ANSWER_PASSAGES if question_asked else CLAIM_PASSAGES
-    by_chunk = {hit.chunk_id: hit for hit in hits[:passages]}
+    by_chunk = {hit.chunk_id: hit for hit in hits[:ANSWER_PASSAGES]}
     candidates = _candidates(sentences, by_chunk)
     if not candidates:
-        return Answer(question, NOT_FOUND, False, ())
+        return None
     similarities = np.array([c.sentence.vector @ query_vector for c in candidates])
     frequencies, passages = term_frequencies
-    idf = inverse_document_frequency(frequencies, passages)
     held = {word for candidate in candidates for word in content_words(candidate.text)}
     known = {term for term, n in frequencies.items() if n}
     wanted = spellings(question, held, known)
-    if question_asked:
-        signals = _signals(question, wanted, candidates, similarities, _blend(idf, candidates))
-        score = max(s.similarity + COVERED_BONUS * (s.coverage >= 1.0) for s in signals)
-        if score < min_score or _names_unknown(asked or question, wanted, known | held):
-            return Answer(question, NOT_FOUND, False, (), score=score)
-        chosen = _best_two(signals, similarities, min_score)
-    else:  # a claim: see CLAIM_PASSAGES
-        score = float(similarities.max())
-        if score < min_score:
-            return Answer(question, NOT_FOUND, False, (), score=score)
-        scores = _fused(similarities, bm25_scores(question, [c.text for c in candidates]))
-        chosen = [int(np.argmax(scores))]
-    spans = _joined([(candidates[i].hit, *_with_antecedent(candidates[i], wanted, idf))
-                     for i in chosen])
-    return _quoted(question, spans, score)
+    idf = _blend(inverse_document_frequency(frequencies, passages), candidates)
+    signals = _signals(question, wanted, candidates, similarities, idf)
+    chosen = _best_two(signals, similarities)
+    user = asked or question  # a follow-up's own words: the turns before it asked elsewhere
+    features = answer_features(user, spellings(user, held, known), idf, candidates, signals,
+                               chosen[0], held)
+    return Assessment(candidates, signals, chosen, features,
+                      _names_unknown(asked or question, wanted, known | held), wanted, idf)
+
+
+def compose_answer(
+    question: str, query_vector: np.ndarray, hits: Sequence[Hit],
+    sentences: Sequence[SentenceRow], term_frequencies: tuple[Mapping[str, int], int],
+    min_score: float, answer_threshold: float | None = None, asked: str | None = None,
+) -> Answer:
+    """Quote the sentences of the top hits that best answer the question, or say none does.
+
+    A question is answered when the answerability model (`qa.answerability`) finds its
+    best sentence likely enough to answer it (`answer_threshold`, by default the model's
+    own); a statement (a claim to find evidence for) when its most similar sentence
+    reaches `min_score`. See `assess` for the other arguments.
+    """
+    if not _is_question(question):
+        return _claim_answer(question, query_vector, hits, sentences, min_score)
+    assessment = assess(question, query_vector, hits, sentences, term_frequencies, asked)
+    if assessment is None:
+        return Answer(question, NOT_FOUND, False, ())
+    model = answerability.shipped()
+    score = model.probability(assessment.features)
+    threshold = model.threshold if answer_threshold is None else answer_threshold
+    if score < threshold or assessment.names_unknown:
+        return Answer(question, NOT_FOUND, False, (), score=score)
+    candidates = assessment.candidates
+    spans = _joined([(candidates[i].hit,
+                      *_with_antecedent(candidates[i], assessment.wanted, assessment.idf))
+                     for i in assessment.chosen])
+    answer = _quoted(question, spans, score)
+    first = lead(asked or question, answer.citations[0].quote)
+    if first is None:
+        return answer
+    opening = first if first.endswith((".", ":", "!", "?")) else f"{first}."
+    return replace(answer, text=f"{opening} {answer.text}")
+
+
+def _claim_answer(claim: str, query_vector: np.ndarray, hits: Sequence[Hit],
+                  sentences: Sequence[SentenceRow], min_score: float) -> Answer:
+    """The sentence that best supports a claim (see CLAIM_PASSAGES)."""
+    candidates = _candidates(sentences, {hit.chunk_id: hit for hit in hits[:CLAIM_PASSAGES]})
+    if not candidates:
+        return Answer(claim, NOT_FOUND, False, ())
+    similarities = np.array([c.sentence.vector @ query_vector for c in candidates])
+    score = float(similarities.max())
+    if score < min_score:
+        return Answer(claim, NOT_FOUND, False, (), score=score)
+    scores = _fused(similarities, bm25_scores(claim, [c.text for c in candidates]))
+    best = candidates[int(np.argmax(scores))]
+    return _quoted(claim, [(best.hit, best.sentence.start, best.sentence.end)], score)
+
+
+def answer_features(
+    question: str, wanted: Mapping[str, str], idf: Mapping[str, float],
+    candidates: Sequence["_Candidate"], signals: Sequence[Signals], best: int,
+    held: set[str],
+) -> dict[str, float]:
+    """The answerability features (`qa.answerability.FEATURES`) of candidate `best`."""
+    chosen = candidates[best]
+    window = " ".join(_text(chosen.hit, s) for s in (chosen.previous, chosen.sentence,
+                                                     chosen.following) if s)
+    return {
+        "similarity": max(signal.similarity for signal in signals),
+        "missing_rare": _rarest_missing(wanted, idf, set(content_words(window))),
+        "missing_everywhere": _rarest_missing(wanted, idf, held),
+        "number_missing": float(bool(numbers(question) - numbers(window))),
+        "negation_differs": float(negated(question) != negated(chosen.text)),
+    }
+
+
+def _rarest_missing(wanted: Mapping[str, str], idf: Mapping[str, float],
+                    words: set[str]) -> float:
+    """The IDF of the rarest question word (as the passages spell it) that `words` lack,
+    over the IDF of the question's rarest word: 1 when the rarest is missing, 0 when
+    none is."""
+    stems = {index_term(word) for word in words}
+    weights = {word: idf.get(index_term(word), 0.0) for word in wanted}
+    top = max(weights.values(), default=0.0)
+    if top <= 0:
+        return 0.0
+    missing = [weights[word] for word, spelled in wanted.items()
+               if spelled not in words and index_term(spelled) not in stems]
+    return max(missing, default=0.0) / top
 
 
 def compose_summary(question: str, hits: Sequence[Hit], sentences: Sequence[SentenceRow],
@@ -197,15 +291,15 @@ def _quoted(question: str, spans: Sequence[tuple[Hit, int, int]], score: float) 
     return Answer(question, " ".join(parts), True, tuple(citations), score=score)
 
 
-def _best_two(signals: Sequence[Signals], similarities: np.ndarray,
-              min_score: float) -> list[int]:
+def _best_two(signals: Sequence[Signals], similarities: np.ndarray) -> list[int]:
     """The best candidate, and the next when it scores close behind, is itself similar
     enough to the question and is as much an answer of the kind asked (KIND_SIGNALS)."""
     scores = np.array([s.score() for s in signals])
     best, *rest = np.argsort(-scores, kind="stable")[:2]
     return [best] + [
         i for i in rest if scores[i] >= scores[best] - SECOND_QUOTE_MARGIN
-        and similarities[i] >= min_score and signals[i].at_least(signals[best], KIND_SIGNALS)
+        and similarities[i] >= SECOND_QUOTE_SIMILARITY
+        and signals[i].at_least(signals[best], KIND_SIGNALS)
     ]
 
 

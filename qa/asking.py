@@ -18,11 +18,13 @@ import numpy as np
 from qa.answer import (
     ANSWER_PASSAGES,
     NO_DOCUMENTS,
+    NOT_FOUND,
     compose_answer,
     compose_summary,
     question_terms,
 )
 from qa.backends import Backend
+from qa.backends.base import SentenceRow
 from qa.conversation import standalone_question
 from qa.embedding import Embedder
 from qa.llm import LLMConfig, llm_answer, rewrite_question
@@ -32,14 +34,20 @@ from qa.results import Answer
 from qa.search import MAX_K, Hit, Mode, search
 from qa.summary import documents_to_summarize
 
+# what `compose_answer` takes besides the question: its vector, the hits, their sentences
+# and the question's words' passage frequencies
+AnswerInputs = tuple[np.ndarray, list[Hit], list[SentenceRow], tuple[dict[str, int], int]]
+
 
 @dataclass(frozen=True, slots=True)
 class Asker:
-    """What answering needs: the index's backend and embedder, and the refusal threshold."""
+    """What answering needs: the index's backend and embedder, and the refusal thresholds
+    (see `Settings`)."""
 
     backend: Backend
     embedder: Embedder
     min_score: float
+    answer_threshold: float | None = None
 
     def search(
         self, queries: list[str], k: int, mode: Mode = "hybrid", within: list[str] | None = None
@@ -51,28 +59,41 @@ class Asker:
     def ask(
         self, question: str, history: Sequence[tuple[str, str]] = (), k: int = 5,
         within: list[str] | None = None, llm: LLMConfig | None = None,
+        scope: str | None = None,
     ) -> Response:
-        """The answer to `question` (see the module docstring); `llm` writes it, if given."""
+        """The answer to `question` (see the module docstring); `llm` writes it, if given.
+        scope: what `within` is, in words ("the collection Finance"), for a refusal to say
+        that nothing there answers the question."""
         summarized = self.summary(question, history, within)
         if summarized is not None:
             return Response.of(summarized)
         query = (llm and history and rewrite_question(llm, question, history)
                  or standalone_question(question, history))
-        # the sentences of the top ANSWER_PASSAGES passages compete, whatever k asks for
-        query_vectors, results = self.search([query], max(k, ANSWER_PASSAGES), "hybrid", within)
-        hits = results[0]
+        hits, inputs = self.answer_inputs(query, k, within)
         if not hits and not self.backend.documents():  # listed only when nothing is found
             return Response.of(Answer(question, NO_DOCUMENTS, False, (), notice=NO_DOCUMENTS))
-        sentences = self.backend.sentences([hit.chunk_id for hit in hits])
-        terms = question_terms(query)
-        frequencies = self.backend.term_frequencies(terms) if terms else ({}, 0)
-        extractive = compose_answer(query, query_vectors[0], hits, sentences, self.min_score,
-                                    frequencies, asked=question)
+        extractive = compose_answer(query, *inputs, self.min_score, self.answer_threshold,
+                                    asked=question)
         extractive = replace(extractive, question=question)
+        if within is not None and extractive.text == NOT_FOUND:
+            extractive = replace(extractive, text=not_found_in(scope or "the documents chosen"))
         if llm is None or not extractive.found:  # nothing relevant: no need to ask a model
             return Response.of(extractive)
         return Response(llm_answer(llm, question, hits[:k], extractive, self.embedder,
-                                   sentences))
+                                   inputs[2]))
+
+    def answer_inputs(
+        self, query: str, k: int = ANSWER_PASSAGES, within: list[str] | None = None,
+    ) -> tuple[list[Hit], AnswerInputs]:
+        """The hits of a standalone question, and what the answer is composed from: its
+        vector, the hits, their passages' sentences and its words' frequencies."""
+        # the sentences of the top ANSWER_PASSAGES passages compete, whatever k asks for
+        query_vectors, results = self.search([query], max(k, ANSWER_PASSAGES), "hybrid", within)
+        hits = results[0]
+        sentences = self.backend.sentences([hit.chunk_id for hit in hits])
+        terms = question_terms(query)
+        frequencies = self.backend.term_frequencies(terms) if terms else ({}, 0)
+        return hits, (query_vectors[0], hits, sentences, frequencies)
 
     def summary(
         self, question: str, history: Sequence[tuple[str, str]], within: list[str] | None,
@@ -101,3 +122,8 @@ class Asker:
         hits = search(self.backend, anywhere, [question], chunks, "dense", chosen)[0]
         sentences = self.backend.sentences([hit.chunk_id for hit in hits])
         return compose_summary(question, hits, sentences, chosen)
+
+
+def not_found_in(scope: str) -> str:
+    """The refusal of a question asked within `scope` ("the collection Finance")."""
+    return f"Nothing in {scope} answers this question."

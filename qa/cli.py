@@ -281,14 +281,15 @@ def _eval_evidence(args: argparse.Namespace) -> int:
 
 
 def _eval_squad(args: argparse.Namespace) -> int:
-    from qa import squad
+    from qa import answerability, squad
 
     articles = squad.load_squad(args.dataset, args.split)
-    threshold = Settings().min_score
-    # answers are not refused while asking, so that every threshold's trade-off can be
-    # computed from one run; the product's own threshold then gives the figures
+    threshold = answerability.shipped().threshold
+    # answers are not refused for their answerability while asking, so that every
+    # threshold's trade-off can be computed from one run; the fitted threshold then gives
+    # the figures
     index, cache = _eval_index(args, functools.partial(squad.write_corpus, articles),
-                               replace(_settings(args), min_score=0.0))
+                               replace(_settings(args), answer_threshold=0.0))
     index.llm = llm_config(args)
     outcomes = squad.ask_all(index, articles, args.mode)
     curve = squad.refusal_curve(outcomes, [round(0.05 * i, 2) for i in range(15)])
@@ -299,7 +300,7 @@ def _eval_squad(args: argparse.Namespace) -> int:
         squad.plot_curve(curve, threshold, f"{name} ({args.split}, {args.mode})", Path(args.plot))
     if args.json:
         _print_json({"dataset": name, "split": args.split, "mode": args.mode,
-                     "min_score": threshold, **result, "articles": articles_figures,
+                     "answer_threshold": threshold, **result, "articles": articles_figures,
                      "curve": curve})
     else:
         print(f"{name} ({args.split}, {args.mode}): {result['answerable']} answerable and "

@@ -53,7 +53,7 @@ class Index:
         self.settings = settings
         self._embedder = embedder
         self.collections = Collections(path)
-        self._asker = Asker(backend, embedder, settings.min_score)
+        self._asker = Asker(backend, embedder, settings.min_score, settings.answer_threshold)
         self.llm = llm  # the language model of mode="llm" answers, if any
 
     # -- opening -----------------------------------------------------------------
@@ -222,7 +222,8 @@ class Index:
         question = _clean_question(question)
         k = check_k(self.settings.k if k is None else k)
         llm = self._llm_for(mode)
-        return self._asker.ask(question, history, k, self._scope(within, collections), llm)
+        return self._asker.ask(question, history, k, self._scope(within, collections), llm,
+                               scope_name(within, collections))
 
     def use_llm(self, config: LLMConfig | None) -> None:
         """Have `config`'s model write mode="llm" answers from now on (None: none may).
@@ -313,3 +314,18 @@ def _clean_question(question: str) -> str:
             f"{MAX_QUESTION_CHARS:,}"
         )
     return question.encode("utf-8", errors="replace").decode("utf-8")
+
+
+def scope_name(within: Sequence[str | Path] | None, collections: Sequence[str] | None) -> str:
+    """A scope in words, for an answer to say where it looked: "the collection Finance",
+    "the collections Finance and HR", "march.txt", "the collection Finance or notes/"."""
+    def listed(names: list[str]) -> str:
+        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+    parts = []
+    if collections:
+        names = list(dict.fromkeys(collections))
+        parts.append(f"the collection{'s' if len(names) > 1 else ''} {listed(names)}")
+    if within:
+        parts.append(listed([Path(p).name or str(p) for p in within]))
+    return " or ".join(parts) or "the documents chosen"

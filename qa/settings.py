@@ -18,8 +18,11 @@ class Settings:
     overlap_tokens: up to this many tokens of trailing sentences are repeated
         at the start of the next chunk, so a fact split at a boundary stays whole.
     k: how many passages a search returns by default.
-    min_score: the cosine similarity the best answer sentence needs before the
-        answer counts as found; below it the answer says the documents lack it.
+    min_score: the cosine similarity a statement's (a claim's) best sentence needs
+        before evidence for it counts as found.
+    answer_threshold: the probability the answerability model (`qa.answerability`)
+        must give the best sentence of a question before it is quoted; below it the
+        answer says the documents lack it. None: the threshold fitted with the model.
     batch_size: texts per embedding batch.
     max_file_mb: larger files are skipped with a message saying so, which keeps
         the memory and time one file can take bounded (a 25 MB text file is
@@ -33,6 +36,7 @@ class Settings:
     overlap_tokens: int = 40
     k: int = 5
     min_score: float = 0.3
+    answer_threshold: float | None = None
     batch_size: int = 32
     max_file_mb: float = 25.0
     ocr: bool = True
@@ -51,6 +55,8 @@ class Settings:
             raise QAError(f"k must be at least 1, got {self.k}")
         if not 0.0 <= self.min_score <= 1.0:
             raise QAError(f"min_score must be between 0 and 1, got {self.min_score}")
+        if self.answer_threshold is not None and not 0.0 <= self.answer_threshold <= 1.0:
+            raise QAError(f"answer_threshold must be between 0 and 1, got {self.answer_threshold}")
         if self.batch_size < 1:
             raise QAError(f"batch_size must be at least 1, got {self.batch_size}")
         if self.max_file_mb <= 0:

@@ -182,7 +182,7 @@ def refusal_curve(outcomes: Sequence[Outcome], thresholds: Sequence[float]) -> l
 
 def refuse_below(outcomes: Sequence[Outcome], threshold: float) -> list[Outcome]:
     """The outcomes as they are when answers scoring below `threshold` are refused, as
-    `Index.ask` refuses them when `Settings.min_score` is `threshold`."""
+    `Index.ask` refuses them when `Settings.answer_threshold` is `threshold`."""
     return [o if o.score >= threshold else
             replace(o, found=False, first_right=False, any_right=False)
             for o in outcomes]
@@ -200,6 +200,6 @@ def plot_curve(curve: list[dict], current: float, title: str, path: Path) -> Non
     thresholds = [point["threshold"] for point in curve]
     for name in ("refused_impossible", "false_refusal", "quote@1"):
         axes.plot(thresholds, [point[name] for point in curve], marker=".", label=name)
-    axes.axvline(current, color="grey", linestyle="--", label=f"min_score = {current:g}")
-    axes.set_xlabel("refusal threshold (answer score)")
+    axes.axvline(current, color="grey", linestyle="--", label=f"answer_threshold = {current:.3g}")
+    axes.set_xlabel("refusal threshold (answerability probability)")
     save_chart(figure, axes, title, path)

@@ -1,0 +1,103 @@
+"""Answerability: whether the sentence chosen to answer a question does answer it.
+
+One cosine threshold cannot tell: a sentence that names the person a question asks about
+is similar to a question about that person's pay, and a table row that answers a
+question reads unlike it. So the decision is a small logistic regression over named
+features of the question and the chosen sentence (`FEATURES`, computed by
+`qa.answer.assess`): how similar it is, the rarest question word that it and its
+neighbours lack (and whether any candidate sentence holds it), and whether the question's
+numbers and negation are in it. Fifteen features were tried; the others (coverage, the
+answer type, the margin over the next sentence...) took weights of the wrong sign or
+none, fitted to articles where they happened to help, and were left out: a feature stays
+when its weight has the sign a reader would expect on every fold.
+
+The weights are fitted to public reading-comprehension data with unanswerable questions
+(SQuAD 2.0's training articles in `shared/datasets/squad`) by `benchmarks/answerability.py`,
+which reports every leave-one-article-out fold and writes `answerability.json` beside
+this module: a few hundred bytes, no model download. The fit is plain Newton's method on
+the L2-penalised log-loss, each class weighted to half, so it is exact and repeatable.
+The shipped threshold is the probability at which the fitted folds refuse about 3% of
+answerable questions.
+"""
+
+import functools
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+WEIGHTS_FILE = Path(__file__).with_name("answerability.json")
+FEATURES = (
+    "similarity",  # the highest cosine of a candidate sentence to the question
+    "missing_rare",  # the rarest question word the sentence and its neighbours lack (0-1)
+    "missing_everywhere",  # the rarest question word no candidate sentence holds (0-1)
+    "number_missing",  # a number of the question is not in the sentence or its neighbours
+    "negation_differs",  # one of question and sentence is negated, the other not
+)
+L2 = 1.0  # the penalty on the weights (features are standardised first)
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """A fitted logistic regression over FEATURES: each feature is standardised by `mean`
+    and `scale`, weighted, and summed with `bias`; `threshold` is the probability below
+    which an answer is refused."""
+
+    weights: Mapping[str, float]
+    bias: float
+    mean: Mapping[str, float]
+    scale: Mapping[str, float]
+    threshold: float
+
+    def probability(self, features: Mapping[str, float]) -> float:
+        """The estimated probability that the sentence answers the question."""
+        z = self.bias + sum(self.weights[name] * (features[name] - self.mean[name])
+                            / self.scale[name] for name in FEATURES)
+        return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
+
+    def to_dict(self) -> dict:
+        def rounded(values: Mapping[str, float]) -> dict[str, float]:
+            return {name: round(values[name], 6) for name in FEATURES}
+        return {"features": list(FEATURES), "weights": rounded(self.weights),
+                "bias": round(self.bias, 6), "mean": rounded(self.mean),
+                "scale": rounded(self.scale), "threshold": round(self.threshold, 6)}
+
+
+@functools.cache
+def shipped() -> Model:
+    """The model fitted by benchmarks/answerability.py, as shipped in the package."""
+    data = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
+    if tuple(data["features"]) != FEATURES:
+        raise RuntimeError(f"{WEIGHTS_FILE.name} was fitted to other features: refit it with "
+                           "benchmarks/answerability.py")
+    return Model(data["weights"], data["bias"], data["mean"], data["scale"], data["threshold"])
+
+
+def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[bool], threshold: float = 0.5,
+        iterations: int = 50) -> Model:
+    """Logistic regression of `labels` (True: answerable) on the FEATURES of `rows`, by
+    Newton's method on the log-loss with an L2 penalty, each class weighted to half."""
+    x = np.array([[row[name] for name in FEATURES] for row in rows], dtype=np.float64)
+    y = np.array(labels, dtype=np.float64)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    positives = y.sum()
+    weight = np.where(y == 1, 0.5 / max(positives, 1), 0.5 / max(len(y) - positives, 1))
+    penalty = np.full(z.shape[1], L2 / len(y))
+    penalty[-1] = 0.0  # the bias is not penalised
+    beta = np.zeros(z.shape[1])
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-z @ beta))
+        gradient = z.T @ (weight * (p - y)) + penalty * beta
+        hessian = (z * (weight * p * (1 - p))[:, None]).T @ z + np.diag(penalty)
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    return Model(dict(zip(FEATURES, beta[:-1].tolist(), strict=True)), float(beta[-1]),
+                 dict(zip(FEATURES, mean.tolist(), strict=True)),
+                 dict(zip(FEATURES, scale.tolist(), strict=True)), threshold)

@@ -1,0 +1,116 @@
+"""Answerability (`qa.answerability`, `qa.answer.assess`): the fitted model's inputs on
+hand-written sentences, and its refit, without the embedding model."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from qa import answerability
+from qa.answer import assess, question_terms
+from qa.backends.base import SentenceRow
+from qa.search import Hit
+
+FIXTURE = Path(__file__).parent / "fixtures" / "answerability_rows.json"
+
+
+def assessed(question: str, *sentences: str, similarities=None, frequencies=None):
+    """`assess` over one passage holding `sentences`, each with the given cosine to the
+    question (0.5 by default), in an index of 100 passages where each question word is in
+    `frequencies` of them (2 by default)."""
+    text = " ".join(sentences)
+    hit = Hit(1, 7, "notes.txt", "", text, 0, len(text), None, 1.0, 0.5)
+    rows, start = [], 0
+    similarities = similarities or [0.5] * len(sentences)
+    for sentence, similarity in zip(sentences, similarities, strict=True):
+        start = text.index(sentence, start)
+        vector = np.array([similarity, np.sqrt(1 - similarity ** 2)], dtype=np.float32)
+        rows.append(SentenceRow(7, start, start + len(sentence), vector))
+        start += len(sentence)
+    query = np.array([1.0, 0.0], dtype=np.float32)
+    counts = {term: (frequencies or {}).get(term, 2) for term in question_terms(question)}
+    return assess(question, query, [hit], rows, (counts, 100))
+
+
+def test_a_sentence_lacking_the_rarest_word_asked_for_says_so():
+    pay = "What is the salary of Ana Silva?"
+    frequencies = {"salari": 1, "ana": 3, "silva": 3}
+
+    naming = assessed(pay, "Ana Silva is the head of finance.", frequencies=frequencies)
+    paying = assessed(pay, "Ana Silva has a salary of 40,000 euros.", frequencies=frequencies)
+
+    assert naming.features["missing_rare"] == 1.0
+    assert naming.features["missing_everywhere"] == 1.0
+    assert paying.features["missing_rare"] == 0.0
+    assert paying.features["missing_everywhere"] == 0.0
+
+
+def test_a_word_a_neighbouring_sentence_holds_is_not_missing():
+    found = assessed("What is the salary of Ana Silva?", "Ana Silva is the head of finance.",
+                     "Her salary is not published.", similarities=[0.7, 0.2])
+
+    assert found.candidates[found.chosen[0]].text == "Ana Silva is the head of finance."
+    assert found.features["missing_rare"] == 0.0  # a neighbour holds it
+    assert found.features["missing_everywhere"] == 0.0
+
+
+def test_negation_and_numbers_the_sentence_does_not_share():
+    negated = assessed("Which river does not flood?", "The Elm river floods every spring.")
+    numbered = assessed("What happened in 1998?", "The mill closed in 2001.")
+    same = assessed("What happened in 2001?", "The mill closed in 2001.")
+
+    assert negated.features["negation_differs"] == 1.0
+    assert numbered.features["number_missing"] == 1.0
+    assert same.features["number_missing"] == 0.0
+    assert same.features["negation_differs"] == 0.0
+
+
+def test_every_feature_is_computed_and_named_once():
+    found = assessed("When did the mill close?", "The mill closed in 2001.")
+
+    assert tuple(found.features) == answerability.FEATURES
+    assert set(answerability.shipped().weights) == set(answerability.FEATURES)
+
+
+def test_the_shipped_weights_have_the_signs_a_reader_expects():
+    weights = answerability.shipped().weights
+
+    assert weights["similarity"] > 0
+    assert all(weights[name] < 0 for name in ("missing_rare", "missing_everywhere",
+                                              "number_missing", "negation_differs"))
+
+
+def test_the_shipped_model_refuses_what_lacks_the_thing_asked_for():
+    model = answerability.shipped()
+    pay = "What is the salary of Ana Silva?"
+    frequencies = {"salari": 1, "ana": 3, "silva": 3}
+    naming = assessed(pay, "Ana Silva is the head of finance.", frequencies=frequencies)
+    paying = assessed(pay, "Ana Silva has a salary of 40,000 euros.", frequencies=frequencies)
+
+    assert model.probability(paying.features) > model.probability(naming.features)
+
+
+def test_refitting_from_a_small_sample_gives_the_shipped_behaviour():
+    """The fixture is a sample of the rows benchmarks/answerability.py fits to (features
+    of SQuAD training questions and whether each is answerable): a model refitted to it
+    decides as the shipped one does on almost all of them."""
+    rows = json.loads(FIXTURE.read_text())
+    shipped = answerability.shipped()
+
+    refit = answerability.fit([r["features"] for r in rows], [r["answerable"] for r in rows],
+                              shipped.threshold)
+
+    agree = [(refit.probability(r["features"]) >= refit.threshold)
+             == (shipped.probability(r["features"]) >= shipped.threshold) for r in rows]
+    assert sum(agree) / len(agree) >= 0.9
+    strongest = sorted(shipped.weights, key=lambda name: -abs(shipped.weights[name]))[:4]
+    assert all(np.sign(refit.weights[name]) == np.sign(shipped.weights[name])
+               for name in strongest)
+
+
+def test_the_fit_is_exact_and_repeatable():
+    rows = json.loads(FIXTURE.read_text())
+    features, labels = [r["features"] for r in rows], [r["answerable"] for r in rows]
+
+    assert answerability.fit(features, labels).to_dict() == \
+        answerability.fit(features, labels).to_dict()
