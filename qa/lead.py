@@ -5,12 +5,15 @@ for it and the quote holds it:
 
 - a yes/no question ("Did the forklifts pass their brake test?") gets "Yes" when the quote
   holds what was asked and is not negated, "No" when it negates it ("failed", "may not",
-  "closed", "must be accompanied" for "on their own": a negation, or an opposite from
-  OPPOSITES), and otherwise says the documents do not say yes or no;
+  "closed", "unpaid", "must be accompanied" for "on their own": a negation, or an
+  opposite), or allows only some ("Only staff who...") what the question asks of any,
+  and otherwise says the documents do not say yes or no;
 - a "how many / how much / what percentage" question gets the number with its unit
   ("80 spaces", "£1,200", "12%"), a "when" question the date or time, a "who" question
   the name, a "where" question the place, and a question about a table row the cell of
-  the column it names ("What is the extension of the Finance team?": "2202").
+  the column it names ("What is the extension of the Finance team?": "2202"). A question
+  for the largest, a total or a difference gets no lead here: one row does not answer it
+  (`qa` computes such answers from the whole table, or says nothing first).
 
 Every word of a value is taken verbatim from the quote, so the first sentence is as
 traceable as the quote it comes from; a question of another kind, or a quote without such
@@ -68,6 +71,10 @@ _HOW_MANY = re.compile(r"\b(how many|how much|what percent(?:age)?|how (?:long|f
                        r"amount|number|total|deposit))\b", re.I)
 _WHEN = re.compile(r"\b(when|what (?:year|date|day|time|month)|which (?:year|date|day|month))\b",
                    re.I)
+_AGGREGATE = re.compile(r"\b(?:largest|smallest|biggest|highest|lowest|most|least|fewest|"
+                        r"total|sum|average|mean|more|less|fewer)\b", re.I)
+_ALL = re.compile(r"\b(?:any|anyone|anybody|every|everyone|everybody|all)\b", re.I)
+_ONLY = re.compile(r"\b(?:only|solely|exclusively)\b", re.I)
 _WHO = re.compile(r"^\s*(who|whom)\b", re.I)
 _WHERE = re.compile(r"^\s*where\b", re.I)
 _PLACE = re.compile(r"\b(?:in|at|on|near|behind|beside|outside|inside|opposite|next to|"
@@ -81,9 +88,10 @@ def lead(question: str, quote: str) -> str | None:
     holds none."""
     if _YES_NO.match(question):
         return verdict(question, quote)
-    cell = row_value(question, quote)
-    if cell:
-        return cell
+    if _AGGREGATE.search(question):  # computed from every row, or not said at all
+        return None
+    if row_fields(quote) is not None:  # a table row: only the cell of the column asked for
+        return row_value(question, quote)
     if _HOW_MANY.search(question):
         return amount(question, quote)
     if _WHEN.search(question):
@@ -97,10 +105,16 @@ def lead(question: str, quote: str) -> str | None:
 
 def verdict(question: str, quote: str) -> str:
     """"Yes" when the quote holds the content words of the question (by stem) with the
-    same polarity, "No" when it negates them or holds an opposite of one, else NO_VERDICT."""
+    same polarity, "No" when it negates them, holds an opposite of one (OPPOSITES, or the word with
+    un-, non-, in- or dis-) or limits to some ("only") what the question asks of any or
+    all; else NO_VERDICT."""
     asked = {index_term(word) for word in content_words(question)}
     said = {index_term(word) for word in content_words(quote)}
-    if any(OPPOSITES.get(word, set()) & said - asked for word in asked):
+    opposite = {index_term(prefix + word) for word in content_words(question)
+                for prefix in ("un", "non", "in", "dis")}  # "paid": "unpaid"
+    if any(OPPOSITES.get(word, set()) & said - asked for word in asked) or opposite & said:
+        return "No"
+    if _ALL.search(question) and _ONLY.search(quote):  # "Can anyone...?" "Only staff who..."
         return "No"
     missing = asked - said
     if len(missing) > max(1, len(asked) // 3):
@@ -184,8 +198,9 @@ def place(question: str, quote: str) -> str | None:
     in the quote."""
     asked = {index_term(word) for word in content_words(question)}
     for found in _PLACE.finditer(quote):
-        words = {index_term(word) for word in content_words(found.group())}
-        if words and not words <= asked:
-            phrase = found.group().strip()
+        phrase = found.group().split("\n")[0].strip()
+        words = {index_term(word) for word in content_words(phrase)}
+        if words and not words <= asked and not (_DATE.search(phrase)
+                                                 or _LOOSE_DATE.search(phrase)):
             return phrase[0].upper() + phrase[1:]
     return None

@@ -21,6 +21,10 @@ from qa.lead import NO_VERDICT, lead
     ("Is the library open on Sundays?",  # about something else: no verdict
      "The library holds a rare map collection.", NO_VERDICT),
     ("Is it red or blue?", "The door is red.", None),  # a choice is no yes/no question
+    ("Will forms handed in late still be paid?", "Forms handed in late are returned unpaid.",
+     "No"),
+    ("Can any member of staff load a kiln?",
+     "Only staff who have passed the kiln course may load a kiln.", "No"),
 ])
 def test_verdicts(question, quote, expected):
     assert lead(question, quote) == expected
@@ -72,6 +76,11 @@ def test_names_places_and_cells(question, quote, expected):
     ("Why did the council resign?", "The council resigned after the recording leaked."),
     ("How many rooms are there?", "The hotel has rooms on every floor."),  # no number
     ("When did it open?", "It opened after the war."),  # no date
+    ("Which project has the largest budget?",  # one row does not say which is largest
+     "Capital: Project: Website; Budget: 9,000."),
+    ("How many people are based in Leeds?",  # a row, and no column named: no phone number
+     "Name: Ana; Site: Leeds; Phone: 01632 960419."),
+    ("Where should staff park?", "The car park is closed on Thursday 12 November."),
 ])
 def test_no_lead_without_a_value(question, quote):
     assert lead(question, quote) is None
