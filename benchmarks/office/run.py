@@ -38,8 +38,7 @@ sys.path.insert(0, str(HERE))
 
 from documents import write_documents  # noqa: E402
 
-from qa import Index  # noqa: E402
-from qa.results import Answer  # noqa: E402
+from qa import Answer, Index  # noqa: E402
 
 QUESTIONS = HERE / "questions.json"
 KINDS = {"fact": "facts", "value": "values and verdicts",
