@@ -2,7 +2,7 @@
 files (`documents.py`), asked through `qa.Index.ask` as a user would, each judged by what
 a careful reader's answer must hold. Prints right / asked per kind and the issue's three
 figures: right of 60, unanswerable questions refused of 15, values and verdicts stated
-first of 15.
+first of 15; and the median time per question, with the load average beside it.
 
 What each question asks of the answer (its keys in questions.json):
   refuse     the answer is a refusal (`found` False); any other question must be answered.
@@ -25,6 +25,7 @@ Run:  .venv/bin/python benchmarks/office/run.py [--cache DIR] [--kind KIND] [-v]
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
@@ -162,6 +163,7 @@ def figures(results: list[dict]) -> dict:
         "refused": right["unanswerable"], "unanswerable": asked["unanswerable"],
         "stated_first": sum(r["stated_first"] for r in values), "values": len(values),
         "median_ask_seconds": round(statistics.median(r["seconds"] for r in results), 3),
+        "load_average": round(os.getloadavg()[0], 1),
     }
 
 
@@ -183,7 +185,8 @@ def print_table(results: list[dict], summary: dict, verbose: bool) -> None:
     print(f"right:                          {summary['right']} of {summary['asked']}")
     print(f"unanswerable refused:           {summary['refused']} of {summary['unanswerable']}")
     print(f"values and verdicts first:      {summary['stated_first']} of {summary['values']}")
-    print(f"median ask:                     {summary['median_ask_seconds']:.2f} s")
+    print(f"median ask:                     {summary['median_ask_seconds']:.2f} s "
+          f"(load average {summary['load_average']})")
 
 
 def main() -> None:
