@@ -3,7 +3,9 @@
 
     overview question? ─▶ a summary of the documents it names (`qa.summary`)
     follow-up ─▶ standalone question (the language model rewrites it, or `qa.conversation`)
-    ─▶ hybrid search (`qa.search`) ─▶ the passages' sentences and their words' frequencies
+    ─▶ hybrid search (`qa.search`) ─▶ the passages' sentences
+    ─▶ a value computed from a table's rows, if the question asks for one (`qa.table_answers`)
+    ─▶ the sentences' words' frequencies
     ─▶ the quoted answer (`qa.answer`) ─▶ a language model's answer, checked (`qa.llm`)
 
 It takes the backend and the embedder it works with, and checked arguments (`Index`
@@ -23,6 +25,7 @@ from qa.answer import (
     question_terms,
 )
 from qa.backends import Backend
+from qa.backends.base import SentenceRow
 from qa.conversation import standalone_question
 from qa.embedding import Embedder
 from qa.llm import LLMConfig, llm_answer, rewrite_question
@@ -31,6 +34,7 @@ from qa.response import Response
 from qa.results import Answer
 from qa.search import MAX_K, Hit, Mode, search
 from qa.summary import documents_to_summarize
+from qa.table_answers import table_answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +68,9 @@ class Asker:
         if not hits and not self.backend.documents():  # listed only when nothing is found
             return Response.of(Answer(question, NO_DOCUMENTS, False, (), notice=NO_DOCUMENTS))
         sentences = self.backend.sentences([hit.chunk_id for hit in hits])
+        computed = table_answer(query, hits[:ANSWER_PASSAGES], sentences, self.passages)
+        if computed is not None:
+            return Response.of(replace(computed, question=question))
         terms = question_terms(query)
         frequencies = self.backend.term_frequencies(terms) if terms else ({}, 0)
         extractive = compose_answer(query, query_vectors[0], hits, sentences, self.min_score,
@@ -95,9 +102,13 @@ class Asker:
         chosen = documents_to_summarize(*asked, documents, referred, find)
         if chosen is None:
             return None
-        # every passage of the chosen documents, in whatever order: no question to embed
-        chunks = min(sum(d.chunks for d in documents if d.path in chosen), MAX_K)
+        return compose_summary(question, *self.passages(*chosen), chosen)
+
+    def passages(self, *paths: str) -> tuple[list[Hit], list[SentenceRow]]:
+        """Every passage of the documents at `paths` (in whatever order: no question to
+        embed, a zero vector finds them all) and their sentences."""
+        chunks = min(sum(d.chunks for d in self.backend.documents() if d.path in paths),
+                     MAX_K)
         anywhere = np.zeros((1, int(self.backend.meta("dim") or 0)), dtype=np.float32)
-        hits = search(self.backend, anywhere, [question], chunks, "dense", chosen)[0]
-        sentences = self.backend.sentences([hit.chunk_id for hit in hits])
-        return compose_summary(question, hits, sentences, chosen)
+        hits = search(self.backend, anywhere, [""], chunks, "dense", list(paths))[0]
+        return hits, self.backend.sentences([hit.chunk_id for hit in hits])
