@@ -179,7 +179,8 @@ def compose_summary(question: str, hits: Sequence[Hit], sentences: Sequence[Sent
             and first.hit.start == 0  # opens with prose, not a title
         vectors = np.array([c.sentence.vector for c in ours])
         spans += [(ours[i].hit, ours[i].sentence.start, ours[i].sentence.end)
-                  for i in central_sentences(vectors, per_document, news_like)]
+                  for i in central_sentences(vectors, per_document, news_like,
+                                             [c.text for c in ours])]
     if not spans:
         return Answer(question, NOT_FOUND, False, ())
     return _quoted(question, spans, 1.0)

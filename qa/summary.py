@@ -12,7 +12,11 @@ at indexing time, so no model is called:
   prose rather than a title gets a bonus for its first sentences;
 - diversity: sentences are taken one by one by maximal marginal relevance (Carbonell
   and Goldstein, 1998), so the second says something the first did not; one that
-  restates a chosen sentence (cosine of REDUNDANT or more) is never taken.
+  restates a chosen sentence (cosine of REDUNDANT or more) is never taken;
+- prose: a summary leads with what the document says, so a table row, a table's lead-in
+  ("The table below lists…"), a heading or label, a date line or an e-mail header line
+  ("From: …", "Subject: …") is never taken (`reads_as_prose`), unless nothing else is
+  there to take (a spreadsheet); they still count for the centroid.
 
 They are quoted in document order, each cited like any quote. Which document: one the
 question names (its title or file name), the one a follow-up refers to ("this
@@ -28,8 +32,9 @@ from pathlib import Path
 import numpy as np
 
 from qa.backends import DocumentInfo
-from qa.question_kinds import content_words
+from qa.question_kinds import WORD, content_words
 from qa.stemming import index_term
+from qa.tables import row_fields
 
 SUMMARY_SENTENCES = 3  # quoted for one document; for several, at least one each
 COLLECTION_DOCUMENTS = 5  # a collection's summary quotes its this many largest documents
@@ -52,6 +57,19 @@ _DOCUMENT_NOUNS = frozenset((
 ))
 _QUOTES = "\"'“‘«„"
 _NAME_NOISE = frozenset(("document", "article", "file", "text", "pdf", "docx", "md", "txt"))
+_ENDS_SENTENCE = re.compile(r"""[.!?;]["'”’)\]]*$""")
+_HEADER_FIELD = re.compile(
+    r"^(?:from|to|cc|bcc|subject|date|sent|reply-to|re|fwd?|attachments?)\s*:", re.I)
+_LEAD_IN = re.compile(
+    r"\b(?:tables?|lists?|charts?|figures?|schedule|overview)\s+(?:below|above)\b|"
+    r"\b(?:below|above|following)\s+(?:tables?|lists?|charts?|figures?|schedule)\b|"
+    r"\b(?:are|is)\s+(?:listed|shown|given|set out|summari[sz]ed)\s+(?:below|above)\b",
+    re.I)
+_DATE_WORDS = re.compile(
+    r"^(?:\d+(?:st|nd|rd|th)?|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|"
+    r"july?|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|"
+    r"tuesday|wednesday|thursday|friday|saturday|sunday|am|pm|of|the|on|at|date|dated|"
+    r"updated|as)$", re.I)
 
 
 def documents_to_summarize(
@@ -107,15 +125,34 @@ def _named(subject: str, documents: Sequence[DocumentInfo]) -> list[str]:
     return [path for path, share in shares.items() if share == best][:COLLECTION_DOCUMENTS]
 
 
-def central_sentences(vectors: np.ndarray, count: int, news_like: bool) -> list[int]:
+def reads_as_prose(text: str) -> bool:
+    """Whether a sentence says something in prose, rather than being a table row, a
+    table's lead-in, a heading or label (no closing full stop), a date line or an e-mail
+    header line: only prose can stand for a document in a summary."""
+    line = " ".join(text.split())
+    words = WORD.findall(line)
+    return not (
+        row_fields(line) is not None or _HEADER_FIELD.match(line) or _LEAD_IN.search(line)
+        or not _ENDS_SENTENCE.search(line) or line.lstrip().startswith("#")
+        or all(_DATE_WORDS.match(word) for word in words))
+
+
+def central_sentences(vectors: np.ndarray, count: int, news_like: bool,
+                      texts: Sequence[str] = ()) -> list[int]:
     """The indexes (in document order) of `count` sentences that stand for a document:
-    `vectors`, its sentences' unit vectors in document order (see the module docstring)."""
-    if len(vectors) <= count:
-        return list(range(len(vectors)))
+    `vectors`, its sentences' unit vectors in document order (see the module docstring);
+    `texts`, their texts, when given, rule out those that do not read as prose."""
+    prose = np.array([reads_as_prose(text) for text in texts] or [True] * len(vectors),
+                     dtype=bool)
+    if not prose.any():  # a table alone: its rows are all there is
+        prose[:] = True
+    if prose.sum() <= count:
+        return [int(i) for i in np.flatnonzero(prose)]
     centroid = vectors.mean(axis=0)
     relevance = _dot(vectors, centroid / (np.linalg.norm(centroid) or 1.0))
     if news_like:
         relevance[:LEAD_SENTENCES] += LEAD_BONUS
+    relevance[~prose] = -np.inf
     chosen: list[int] = []
     closest = np.full(len(vectors), -1.0)  # each sentence's similarity to the chosen ones
     for _ in range(count):

@@ -34,6 +34,7 @@ from qa.search import Hit
 from qa.stemming import index_term
 from qa.tables import row_fields
 
+MIN_SHARE = 0.5  # of the question's words that the table it is about must hold
 MAX_SHOWN = 12  # cells written out in a computation; more are summarised as "N rows"
 Reader = Callable[[str], tuple[Sequence[Hit], Sequence[SentenceRow]]]
 
@@ -136,15 +137,22 @@ def table_rows(hits: Sequence[Hit], sentences: Sequence[SentenceRow]) -> list[Ro
 
 def choose_table(question: str, rows: Sequence[Row]) -> tuple[str, str] | None:
     """The (document, caption) of the table among `rows` the question is about: the one
-    whose caption, column names and cells hold most of the question's words (the first
-    found on a tie); None when none holds any."""
-    wanted = _stems(question)
-    scores: dict[tuple[str, str], set[str]] = {}
+    whose caption, column names and cells hold the largest share of the question's words
+    (the words that ask for the computation left out; the first found on a tie); None when
+    none holds MIN_SHARE of them ("How many days of leave do staff have?" is not about a
+    lunch menu's days)."""
+    asked = question
+    for pattern in (_LARGEST, _SMALLEST, _TOTAL, _AVERAGE, _DIFFERENCE):
+        asked = pattern.sub(" ", asked)
+    wanted = _stems(asked)
+    held: dict[tuple[str, str], set[str]] = {}
     for row in rows:
         words = _stems(" ".join([row.caption, *row.cells, *row.cells.values()]))
-        scores.setdefault((row.hit.source, row.caption), set()).update(wanted & words)
-    best = max(scores.items(), key=lambda item: len(item[1]), default=None)
-    return best[0] if best and best[1] else None
+        held.setdefault((row.hit.source, row.caption), set()).update(wanted & words)
+    best = max(held.items(), key=lambda item: len(item[1]), default=None)
+    if best is None or not wanted or len(best[1]) < MIN_SHARE * len(wanted):
+        return None
+    return best[0]
 
 
 def table_answer(question: str, hits: Sequence[Hit], sentences: Sequence[SentenceRow],

@@ -244,3 +244,9 @@ def test_a_question_about_one_row_is_still_quoted(tables_index):
 
     assert "computed" not in answer.text
     assert answer.citations[0].quote == "Office: East; City: Lyon; Staff: 8; Spend: €950."
+
+
+def test_a_table_that_holds_few_of_the_question_words_is_not_chosen():
+    menu = _rows(["Lunch: Day: Monday; Dish: Soup.", "Lunch: Day: Friday; Dish: Fish."])
+
+    assert choose_table("How many days of paid leave do staff have?", menu) is None
