@@ -4,7 +4,9 @@
     overview question? ─▶ a summary of the documents it names (`qa.summary`)
     follow-up ─▶ standalone question (the language model rewrites it, or `qa.conversation`)
     ─▶ hybrid search (`qa.search`) ─▶ the passages' sentences
-    ─▶ a value computed from a table's rows, if the question asks for one (`qa.table_answers`)
+    ─▶ only the section of a document the question names by its date (`qa.lists`)
+    ─▶ a value computed from a table's rows, if the question asks for one (`qa.table_answers`),
+       or every item of the list a list question asks for (`qa.lists`)
     ─▶ the sentences' words' frequencies
     ─▶ the quoted answer (`qa.answer`) ─▶ a language model's answer, checked (`qa.llm`)
 
@@ -28,6 +30,7 @@ from qa.backends import Backend
 from qa.backends.base import SentenceRow
 from qa.conversation import standalone_question
 from qa.embedding import Embedder
+from qa.lists import Section, asks_for_list, dates, list_answer, named_section
 from qa.llm import LLMConfig, llm_answer, rewrite_question
 from qa.question_kinds import summary_subject
 from qa.response import Response
@@ -68,8 +71,12 @@ class Asker:
         if not hits and not self.backend.documents():  # listed only when nothing is found
             return Response.of(Answer(question, NO_DOCUMENTS, False, (), notice=NO_DOCUMENTS))
         sentences = self.backend.sentences([hit.chunk_id for hit in hits])
-        computed = table_answer(query, hits[:ANSWER_PASSAGES], sentences, self.passages)
-        if computed is not None:
+        text, section = "", None
+        if dates(query):  # "the 3 March meeting": only that section of its document
+            text, section, hits, sentences = self.section(query, hits, sentences)
+        computed = (table_answer(query, hits[:ANSWER_PASSAGES], sentences, self.passages)
+                    or self.listed(query, hits, text, section))
+        if computed:
             return Response.of(replace(computed, question=question))
         terms = question_terms(query)
         frequencies = self.backend.term_frequencies(terms) if terms else ({}, 0)
@@ -103,6 +110,38 @@ class Asker:
         if chosen is None:
             return None
         return compose_summary(question, *self.passages(*chosen), chosen)
+
+    def section(
+        self, question: str, hits: list[Hit], sentences: list[SentenceRow],
+    ) -> tuple[str, Section | None, list[Hit], list[SentenceRow]]:
+        """The first hit document with a section the question names by its date (see
+        `qa.lists`): its text, the section, and its passages and sentences inside that
+        section; else ("", None) and the hits and sentences as they are."""
+        for source in dict.fromkeys(hit.source for hit in hits):
+            text = self.backend.document_text(source) or ""
+            section = named_section(question, text)
+            if section is None:
+                continue
+            passages, all_sentences = self.passages(source)
+            inside = sorted((hit for hit in passages
+                             if hit.start < section.end and section.start < hit.end),
+                            key=lambda hit: hit.start)
+            kept = {hit.chunk_id for hit in inside}
+            return text, section, [replace(hit, rank=rank) for rank, hit in enumerate(
+                inside, 1)], [s for s in all_sentences if s.chunk_id in kept
+                              and section.start <= s.start and s.end <= section.end]
+        return "", None, hits, sentences
+
+    def listed(self, question: str, hits: list[Hit], text: str,
+               section: Section | None) -> Answer | None:
+        """Every item of the list a list question asks for (`qa.lists`): from the named
+        section (`text` is its document), else from the top hit's document."""
+        if not hits or not asks_for_list(question, section):
+            return None
+        if section is None:
+            text = self.backend.document_text(hits[0].source) or ""
+            hits = self.passages(hits[0].source)[0]
+        return list_answer(question, text, section, hits)
 
     def passages(self, *paths: str) -> tuple[list[Hit], list[SentenceRow]]:
         """Every passage of the documents at `paths` (in whatever order: no question to
