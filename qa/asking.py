@@ -36,7 +36,7 @@ from qa.question_kinds import summary_subject
 from qa.response import Response
 from qa.results import Answer
 from qa.search import MAX_K, Hit, Mode, search
-from qa.summary import documents_to_summarize
+from qa.summary import documents_to_summarize, prose_sentences
 from qa.table_answers import table_answer
 
 
@@ -109,7 +109,8 @@ class Asker:
         chosen = documents_to_summarize(*asked, documents, referred, find)
         if chosen is None:
             return None
-        return compose_summary(question, *self.passages(*chosen), chosen)
+        hits, sentences = self.passages(*chosen)
+        return compose_summary(question, hits, prose_sentences(hits, sentences), chosen)
 
     def section(
         self, question: str, hits: list[Hit], sentences: list[SentenceRow],

@@ -15,8 +15,8 @@ at indexing time, so no model is called:
   restates a chosen sentence (cosine of REDUNDANT or more) is never taken;
 - prose: a summary leads with what the document says, so a table row, a table's lead-in
   ("The table below lists…"), a heading or label, a date line or an e-mail header line
-  ("From: …", "Subject: …") is never taken (`reads_as_prose`), unless nothing else is
-  there to take (a spreadsheet); they still count for the centroid.
+  ("From: …", "Subject: …") is never taken, nor counted in the centroid
+  (`prose_sentences`), unless nothing else is there to take (a spreadsheet).
 
 They are quoted in document order, each cited like any quote. Which document: one the
 question names (its title or file name), the one a follow-up refers to ("this
@@ -32,7 +32,9 @@ from pathlib import Path
 import numpy as np
 
 from qa.backends import DocumentInfo
+from qa.backends.base import SentenceRow
 from qa.question_kinds import WORD, content_words
+from qa.search import Hit
 from qa.stemming import index_term
 from qa.tables import row_fields
 
@@ -137,22 +139,27 @@ def reads_as_prose(text: str) -> bool:
         or all(_DATE_WORDS.match(word) for word in words))
 
 
-def central_sentences(vectors: np.ndarray, count: int, news_like: bool,
-                      texts: Sequence[str] = ()) -> list[int]:
+def prose_sentences(hits: Sequence[Hit], sentences: Sequence[SentenceRow]) -> list[SentenceRow]:
+    """The sentences (of the passages `hits`) that read as prose (`reads_as_prose`): the
+    ones a summary may take; all of a document's sentences when none of them does (a
+    spreadsheet's rows are all there is to it)."""
+    by_chunk = {hit.chunk_id: hit for hit in hits}
+    ours = [(s, by_chunk[s.chunk_id]) for s in sentences if s.chunk_id in by_chunk]
+    prose = [(s, hit) for s, hit in ours
+             if reads_as_prose(hit.text[s.start - hit.start:s.end - hit.start])]
+    written, kept = {hit.source for _, hit in prose}, {id(s) for s, _ in prose}
+    return [s for s, hit in ours if id(s) in kept or hit.source not in written]
+
+
+def central_sentences(vectors: np.ndarray, count: int, news_like: bool) -> list[int]:
     """The indexes (in document order) of `count` sentences that stand for a document:
-    `vectors`, its sentences' unit vectors in document order (see the module docstring);
-    `texts`, their texts, when given, rule out those that do not read as prose."""
-    prose = np.array([reads_as_prose(text) for text in texts] or [True] * len(vectors),
-                     dtype=bool)
-    if not prose.any():  # a table alone: its rows are all there is
-        prose[:] = True
-    if prose.sum() <= count:
-        return [int(i) for i in np.flatnonzero(prose)]
+    `vectors`, its sentences' unit vectors in document order (see the module docstring)."""
+    if len(vectors) <= count:
+        return list(range(len(vectors)))
     centroid = vectors.mean(axis=0)
     relevance = _dot(vectors, centroid / (np.linalg.norm(centroid) or 1.0))
     if news_like:
         relevance[:LEAD_SENTENCES] += LEAD_BONUS
-    relevance[~prose] = -np.inf
     chosen: list[int] = []
     closest = np.full(len(vectors), -1.0)  # each sentence's similarity to the chosen ones
     for _ in range(count):

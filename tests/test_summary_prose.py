@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qa.summary import central_sentences, reads_as_prose
+from qa.summary import prose_sentences, reads_as_prose
 
 
 @pytest.mark.parametrize("text", [
@@ -36,21 +36,31 @@ def test_what_is_prose(text):
     assert reads_as_prose(text)
 
 
-def test_a_central_table_row_or_lead_in_is_passed_over_for_prose():
-    texts = ["The table below lists every team's floor.", "Team: Design; Floor: 4.",
-             "Each team sits on a floor of its own.", "Visitors sign in at the desk."]
-    vectors = np.array([[0.6, 0.8], [0.6, 0.8], [1.0, 0.0], [0.0, 1.0]])
+def _passage(lines: list[str], source: str = "rota.md"):
+    from qa.backends.base import SentenceRow
+    from qa.search import Hit
 
-    assert central_sentences(vectors, 1, news_like=False) == [0]  # without the texts
-    assert central_sentences(vectors, 1, news_like=False, texts=texts) == [3]
-    assert central_sentences(vectors, 3, news_like=False, texts=texts) == [2, 3]
+    text = "\n".join(lines)
+    hit = Hit(1, 7, source, "", text, 100, 100 + len(text), None, 1.0, 0.5)
+    sentences, start = [], 100
+    for line in lines:
+        sentences.append(SentenceRow(7, start, start + len(line), np.zeros(2)))
+        start += len(line) + 1
+    return hit, sentences
+
+
+def test_a_summary_takes_only_the_prose_of_a_document():
+    hit, sentences = _passage(["The table below lists every team's floor.",
+                               "Team: Design; Floor: 4.", "Each team sits on a floor of its own.",
+                               "Visitors sign in at the desk."])
+
+    assert prose_sentences([hit], sentences) == sentences[2:]
 
 
 def test_a_table_alone_is_summarised_by_its_rows():
-    texts = ["Team: Design; Floor: 4.", "Team: Sales; Floor: 2."]
-    vectors = np.array([[1.0, 0.0], [0.0, 1.0]])
+    hit, sentences = _passage(["Team: Design; Floor: 4.", "Team: Sales; Floor: 2."])
 
-    assert central_sentences(vectors, 1, news_like=False, texts=texts) in ([0], [1])
+    assert prose_sentences([hit], sentences) == sentences
 
 
 EMAIL = """From: Ada Moreau <ada@example.com>
