@@ -94,17 +94,22 @@ def named_section(question: str, text: str) -> Section | None:
 def list_items(question: str, text: str, start: int = 0,
                end: int | None = None) -> tuple[str, list[tuple[int, int]]] | None:
     """The label and the items (spans in `text`, without their bullets) of the list in
-    text[start:end] the question asks for: the one whose label and items hold most of the
-    question's words; None when there is no list or none holds any of them."""
+    text[start:end] the question asks for: the one whose label ("Actions:") holds most of
+    the question's words, then whose items do; None when there is no list or none holds
+    any of them."""
     wanted = {index_term(w) for w in content_words(_DATE.sub(" ", question))
               if w not in _LIST_WORDS}
-    best: tuple[int, str, list[tuple[int, int]]] | None = None
+    best: tuple[tuple[int, int], str, list[tuple[int, int]]] | None = None
     for label, items in _lists(text, start, len(text) if end is None else end):
-        words = " ".join([label, *(text[a:b] for a, b in items)])
-        held = len(wanted & {index_term(w) for w in content_words(words)})
-        if held and (best is None or held > best[0]):
+        held = (len(wanted & _stems(label)),  # the label names the list: it counts first
+                len(wanted & _stems(" ".join(text[a:b] for a, b in items))))
+        if any(held) and (best is None or held > best[0]):
             best = (held, label, items)
     return (best[1], best[2]) if best else None
+
+
+def _stems(text: str) -> set[str]:
+    return {index_term(word) for word in content_words(text)}
 
 
 def _lists(text: str, start: int, end: int) -> list[tuple[str, list[tuple[int, int]]]]:

@@ -105,3 +105,11 @@ def test_a_list_question_gets_every_item_of_the_named_meeting_in_order(
     text = minutes_index.document_text(answer.citations[0].hit.source)
     assert all(text[c.start:c.end] == c.quote for c in answer.citations)
     assert answer.text.index(items[0]) < answer.text.index(items[-1])
+
+
+def test_a_list_named_by_its_label_wins_over_one_whose_items_share_a_word():
+    text = "Agreed:\n- Move the board meetings\n\nActions:\n- Order the buoys\n"
+
+    label, items = list_items("List the actions of the board.", text)
+
+    assert label == "Actions:" and [text[a:b] for a, b in items] == ["Order the buoys"]
