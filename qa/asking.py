@@ -141,8 +141,8 @@ class Asker:
             return None
         if section is None:
             text = self.backend.document_text(hits[0].source) or ""
-            hits = self.passages(hits[0].source)[0]
-        return list_answer(question, text, section, hits)
+        return list_answer(question, text, section, lambda: (
+            hits if section else self.passages(hits[0].source)[0]))
 
     def passages(self, *paths: str) -> tuple[list[Hit], list[SentenceRow]]:
         """Every passage of the documents at `paths` (in whatever order: no question to

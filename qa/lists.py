@@ -16,7 +16,7 @@ sentence ("Present: Ada, Bo and Cy.") is quoted whole by `qa.answer`.
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from qa.answer import _quoted
@@ -139,15 +139,16 @@ def asks_for_list(question: str, section: Section | None) -> bool:
 
 
 def list_answer(question: str, text: str, section: Section | None,
-                hits: Sequence[Hit]) -> Answer | None:
+                read: Callable[[], Sequence[Hit]]) -> Answer | None:
     """Every item of the list a list question asks for, from the document `text` (within
-    `section`, if one is named), each quoted from the passage of `hits` that holds it;
-    None when no list fits."""
+    `section`, if one is named), each quoted from the passage of `read()` (the document's
+    passages, read only when a list fits) that holds it; None when no list fits."""
     start, end = (section.start, section.end) if section else (0, len(text))
     found = list_items(question, text, start, end)
     if found is None:
         return None
     label, items = found
+    hits = read()
     spans = []
     for a, b in items:
         holder = next((hit for hit in hits if hit.start <= a and b <= hit.end), None)

@@ -10,9 +10,10 @@ from every row of the table, not from the one row that reads most like the quest
 - the table: the rows among the top hits' passages are grouped by document and caption;
   the one whose caption, column names and cells share most words with the question is
   chosen, and every row of it is read from its document (`read`, the document's passages);
-- the column: the one whose name shares words with the question (stems, so "spent" names
-  "Spend"), or the only column of numbers; the rows: those with a cell the question
-  names ("in Lyon"), all of them when it names none;
+- the column: the one whose name shares words with the question (their stems), or, for
+  the largest, the smallest or a difference, the only column of numbers ("Which team
+  spent the most?"); the rows: those with a cell the question names ("in Lyon"), all of
+  them when it names none;
 - the answer leads with the value, labelled as computed and shown with the cells that
   made it ("Total Spend: 1,240 (computed: 310 + 290 + 330 + 310) [1]"), and every row
   used follows, quoted and cited like any quote, so each figure can be traced.
@@ -192,8 +193,11 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
         return _listed(question, rows, columns, label)
     if operation == "count":
         return _counted(question, rows, columns, numeric, label)
-    column = _named_column(question, numeric) or (numeric[0] if len(numeric) == 1 else None)
-    if column is None:
+    column = _named_column(question, numeric)
+    if column is None and operation in ("largest", "smallest", "difference") and \
+            len(numeric) == 1:  # "Which team spent the most?": the only column of numbers
+        column = numeric[0]
+    if column is None:  # "What is the total number of teams?" sums no floors
         return None
     if operation == "difference":
         return _difference(question, rows, columns, column, label)

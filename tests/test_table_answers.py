@@ -250,3 +250,10 @@ def test_a_table_that_holds_few_of_the_question_words_is_not_chosen():
     menu = _rows(["Lunch: Day: Monday; Dish: Soup.", "Lunch: Day: Friday; Dish: Fish."])
 
     assert choose_table("How many days of paid leave do staff have?", menu) is None
+
+
+def test_a_total_of_no_named_column_is_not_computed_from_the_only_one():
+    rows = _rows(["Offices: Team: Design; Floor: 4.", "Offices: Team: Sales; Floor: 2."])
+
+    assert compute("total", "What is the total number of teams?", rows) is None
+    assert compute("largest", "Which team is on the top floor?", rows)[0].startswith("Design")
