@@ -100,6 +100,7 @@ _QUESTION_START = re.compile(
     r"(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
     r"will|would|should|has|have|had|list|name|enumerate|tell|explain|describe)\b", re.I)
 _SENTENCE_END = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
+_ENDS_IN_VALUE = re.compile(r"\d[\d.,]*\s*%?\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,11 +527,12 @@ def _is_label(line: str, following: str) -> bool:
 
 def _quotable(text: str) -> bool:
     """A statement worth quoting: not a Markdown heading, not a label (a few words with no
-    closing punctuation), not a word or two."""
+    closing punctuation), not a word or two. A line that ends in a value ("Flat white
+    3.20", a receipt's line) states it, though it has no closing punctuation."""
     words = len(WORD.findall(text))
     if text.lstrip().startswith("#") or words < MIN_QUOTE_WORDS:
         return False
-    return words >= 8 or bool(_SENTENCE_END.search(text))
+    return words >= 8 or bool(_SENTENCE_END.search(text) or _ENDS_IN_VALUE.search(text))
 
 
 def _text(hit: Hit, sentence: SentenceRow) -> str:

@@ -3,7 +3,11 @@
 
     overview question? ─▶ a summary of the documents it names (`qa.summary`)
     follow-up ─▶ standalone question (the language model rewrites it, or `qa.conversation`)
-    ─▶ hybrid search (`qa.search`) ─▶ the passages' sentences and their words' frequencies
+    ─▶ hybrid search (`qa.search`) ─▶ the passages' sentences
+    ─▶ only the section of a document the question names by its date (`qa.lists`)
+    ─▶ a value computed from a table's rows, if the question asks for one (`qa.table_answers`),
+       or every item of the list a list question asks for (`qa.lists`)
+    ─▶ the sentences' words' frequencies
     ─▶ the quoted answer (`qa.answer`) ─▶ a language model's answer, checked (`qa.llm`)
 
 It takes the backend and the embedder it works with, and checked arguments (`Index`
@@ -27,12 +31,14 @@ from qa.backends import Backend
 from qa.backends.base import SentenceRow
 from qa.conversation import standalone_question
 from qa.embedding import Embedder
+from qa.lists import Section, asks_for_list, dates, list_answer, named_section
 from qa.llm import LLMConfig, llm_answer, rewrite_question
 from qa.question_kinds import summary_subject
 from qa.response import Response
 from qa.results import Answer
 from qa.search import MAX_K, Hit, Mode, search
-from qa.summary import documents_to_summarize
+from qa.summary import documents_to_summarize, prose_sentences
+from qa.table_answers import table_answer
 
 # what `compose_answer` takes besides the question: its vector, the hits, their sentences
 # and the question's words' passage frequencies
@@ -72,15 +78,23 @@ class Asker:
         hits, inputs = self.answer_inputs(query, k, within)
         if not hits and not self.backend.documents():  # listed only when nothing is found
             return Response.of(Answer(question, NO_DOCUMENTS, False, (), notice=NO_DOCUMENTS))
-        extractive = compose_answer(query, *inputs, self.min_score, self.answer_threshold,
-                                    asked=question)
+        query_vector, hits, sentences, frequencies = inputs
+        text, section = "", None
+        if dates(query):  # "the 3 March meeting": only that section of its document
+            text, section, hits, sentences = self.section(query, hits, sentences)
+        computed = (table_answer(query, hits[:ANSWER_PASSAGES], sentences, self.passages)
+                    or self.listed(query, hits, text, section))
+        if computed:
+            return Response.of(replace(computed, question=question))
+        extractive = compose_answer(query, query_vector, hits, sentences, frequencies,
+                                    self.min_score, self.answer_threshold, asked=question)
         extractive = replace(extractive, question=question)
         if within is not None and extractive.text == NOT_FOUND:
             extractive = replace(extractive, text=not_found_in(scope or "the documents chosen"))
         if llm is None or not extractive.found:  # nothing relevant: no need to ask a model
             return Response.of(extractive)
         return Response(llm_answer(llm, question, hits[:k], extractive, self.embedder,
-                                   inputs[2]))
+                                   sentences))
 
     def answer_inputs(
         self, query: str, k: int = ANSWER_PASSAGES, within: list[str] | None = None,
@@ -116,12 +130,49 @@ class Asker:
         chosen = documents_to_summarize(*asked, documents, referred, find)
         if chosen is None:
             return None
-        # every passage of the chosen documents, in whatever order: no question to embed
-        chunks = min(sum(d.chunks for d in documents if d.path in chosen), MAX_K)
+        hits, sentences = self.passages(*chosen)
+        return compose_summary(question, hits, prose_sentences(hits, sentences), chosen)
+
+    def section(
+        self, question: str, hits: list[Hit], sentences: list[SentenceRow],
+    ) -> tuple[str, Section | None, list[Hit], list[SentenceRow]]:
+        """The first hit document with a section the question names by its date (see
+        `qa.lists`): its text, the section, and its passages and sentences inside that
+        section; else ("", None) and the hits and sentences as they are."""
+        for source in dict.fromkeys(hit.source for hit in hits):
+            text = self.backend.document_text(source) or ""
+            section = named_section(question, text)
+            if section is None:
+                continue
+            passages, all_sentences = self.passages(source)
+            inside = sorted((hit for hit in passages
+                             if hit.start < section.end and section.start < hit.end),
+                            key=lambda hit: hit.start)
+            kept = {hit.chunk_id for hit in inside}
+            return text, section, [replace(hit, rank=rank) for rank, hit in enumerate(
+                inside, 1)], [s for s in all_sentences if s.chunk_id in kept
+                              and section.start <= s.start and s.end <= section.end]
+        return "", None, hits, sentences
+
+    def listed(self, question: str, hits: list[Hit], text: str,
+               section: Section | None) -> Answer | None:
+        """Every item of the list a list question asks for (`qa.lists`): from the named
+        section (`text` is its document), else from the top hit's document."""
+        if not hits or not asks_for_list(question, section):
+            return None
+        if section is None:
+            text = self.backend.document_text(hits[0].source) or ""
+        return list_answer(question, text, section, lambda: (
+            hits if section else self.passages(hits[0].source)[0]))
+
+    def passages(self, *paths: str) -> tuple[list[Hit], list[SentenceRow]]:
+        """Every passage of the documents at `paths` (in whatever order: no question to
+        embed, a zero vector finds them all) and their sentences."""
+        chunks = min(sum(d.chunks for d in self.backend.documents() if d.path in paths),
+                     MAX_K)
         anywhere = np.zeros((1, int(self.backend.meta("dim") or 0)), dtype=np.float32)
-        hits = search(self.backend, anywhere, [question], chunks, "dense", chosen)[0]
-        sentences = self.backend.sentences([hit.chunk_id for hit in hits])
-        return compose_summary(question, hits, sentences, chosen)
+        hits = search(self.backend, anywhere, [""], chunks, "dense", list(paths))[0]
+        return hits, self.backend.sentences([hit.chunk_id for hit in hits])
 
 
 def not_found_in(scope: str) -> str:

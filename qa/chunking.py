@@ -3,13 +3,13 @@
 Sentences come from syntok (a real segmenter: "L.A.", quotes and titles do not
 end a sentence), corrected for table rows (`qa.tables`), each of which is one sentence:
 a named field after a semicolon goes on with it, and a line ending in a full stop
-before a line that opens with a named field ends it. Chunks are budgeted in the
-embedding model's own tokens, so the model never silently truncates one; a sentence
-longer than the budget is cut at whitespace. A span counts as at least one token per
-CHARS_PER_TOKEN characters, so that a chunk is bounded in characters too: the model
-reads a run of letters without spaces, however long, as one unknown token. Neighbouring
-chunks share up to
-`overlap_tokens` of whole sentences.
+before a line that opens with a named field ends it; and for lines that are items (a
+list's bullets, a receipt's or a notice's short lines), each of which is one sentence.
+Chunks are budgeted in the embedding model's own tokens, so the model never silently
+truncates one; a sentence longer than the budget is cut at whitespace. A span counts as
+at least one token per CHARS_PER_TOKEN characters, so that a chunk is bounded in
+characters too: the model reads a run of letters without spaces, however long, as one
+unknown token. Neighbouring chunks share up to `overlap_tokens` of whole sentences.
 Chunks never cross a page boundary, so each has one page.
 
 Time and memory grow linearly with the text (benchmarks/chunking.py): syntok is
@@ -35,6 +35,7 @@ TokenCounter = Callable[[Sequence[str]], list[int]]
 BLOCK_CHARS = 50_000  # text given to syntok at once; no real sentence is this long
 COUNT_BATCH_CHARS = 100_000  # text whose tokens are counted in one tokenizer call
 _SPACES = (" ", "\n", "\t", "\r")  # where a too-long span may be cut
+SHORT_LINE = 50  # characters of a line that is an item of its own in a run of such lines
 CHARS_PER_TOKEN = 10  # prose has 4 to 5 characters a token; a chunk holds at most 10 a token
 
 
@@ -66,7 +67,8 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[S
             stop = found.pop()[0]  # the next block begins with this sentence
         spans += found
         start = stop
-    return _join_fields(text, [piece for span in spans for piece in _split_rows(text, span)])
+    return _join_fields(text, [line for span in spans for piece in _split_rows(text, span)
+                               for line in _split_lines(text, piece)])
 
 
 _FIELD = re.compile(r"[^\W\d][^\n:;.!?]{0,40}: ")  # "Floor: ", a named value that follows
@@ -98,6 +100,37 @@ def _split_rows(text: str, span: Span) -> list[Span]:
         return [span]
     bounds = [start, *cuts, end]
     return [(a if a == start else a + 1, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+_BULLET = re.compile(r"[ \t]*(?:[-*•–]|\d{1,2}[.)])[ \t]+\S")
+_GOES_ON = re.compile(r"[,\-–(&/]\s*$")  # a line ending so goes on in the next one
+
+
+def _split_lines(text: str, span: Span) -> list[Span]:
+    """A sentence cut at its line ends where its lines are items rather than a sentence
+    wrapped: before a bulleted or numbered line, and, in a run of short lines (a receipt,
+    a notice, an address: every line at most SHORT_LINE characters), before each line
+    that does not go on from the one before (in lower case, or after a comma). syntok
+    reads lines without closing punctuation as one sentence ("Flat white 3.20 Cheese
+    scone 2.80"), which no question can quote a line of."""
+    start, end = span
+    if "\n" not in text[start:end]:
+        return [span]
+    lines = text[start:end].split("\n")
+    short = all(len(line.strip()) <= SHORT_LINE for line in lines)
+    cuts, offset = [], start
+    for line, following in zip(lines, lines[1:], strict=False):
+        offset += len(line) + 1
+        if _BULLET.match(following) or (short and following.strip() and not (
+                following.lstrip()[:1].islower() or _GOES_ON.search(line))):
+            cuts.append(offset)
+    pieces, first = [], start
+    for cut in [*cuts, end]:
+        piece = text[first:cut].rstrip()
+        if piece.strip():
+            pieces.append((first + len(piece) - len(piece.lstrip()), first + len(piece)))
+        first = cut
+    return pieces
 
 
 def _continues_fields(text: str, end: int, start: int) -> bool:

@@ -12,7 +12,11 @@ at indexing time, so no model is called:
   prose rather than a title gets a bonus for its first sentences;
 - diversity: sentences are taken one by one by maximal marginal relevance (Carbonell
   and Goldstein, 1998), so the second says something the first did not; one that
-  restates a chosen sentence (cosine of REDUNDANT or more) is never taken.
+  restates a chosen sentence (cosine of REDUNDANT or more) is never taken;
+- prose: a summary leads with what the document says, so a table row, a table's lead-in
+  ("The table below lists…"), a heading or label, a date line or an e-mail header line
+  ("From: …", "Subject: …") is never taken, nor counted in the centroid
+  (`prose_sentences`), unless nothing else is there to take (a spreadsheet).
 
 They are quoted in document order, each cited like any quote. Which document: one the
 question names (its title or file name), the one a follow-up refers to ("this
@@ -28,8 +32,11 @@ from pathlib import Path
 import numpy as np
 
 from qa.backends import DocumentInfo
-from qa.question_kinds import content_words
+from qa.backends.base import SentenceRow
+from qa.question_kinds import WORD, content_words
+from qa.search import Hit
 from qa.stemming import index_term
+from qa.tables import row_fields
 
 SUMMARY_SENTENCES = 3  # quoted for one document; for several, at least one each
 COLLECTION_DOCUMENTS = 5  # a collection's summary quotes its this many largest documents
@@ -52,6 +59,19 @@ _DOCUMENT_NOUNS = frozenset((
 ))
 _QUOTES = "\"'“‘«„"
 _NAME_NOISE = frozenset(("document", "article", "file", "text", "pdf", "docx", "md", "txt"))
+_ENDS_SENTENCE = re.compile(r"""[.!?;]["'”’)\]]*$""")
+_HEADER_FIELD = re.compile(
+    r"^(?:from|to|cc|bcc|subject|date|sent|reply-to|re|fwd?|attachments?)\s*:", re.I)
+_LEAD_IN = re.compile(
+    r"\b(?:tables?|lists?|charts?|figures?|schedule|overview)\s+(?:below|above)\b|"
+    r"\b(?:below|above|following)\s+(?:tables?|lists?|charts?|figures?|schedule)\b|"
+    r"\b(?:are|is)\s+(?:listed|shown|given|set out|summari[sz]ed)\s+(?:below|above)\b",
+    re.I)
+_DATE_WORDS = re.compile(
+    r"^(?:\d+(?:st|nd|rd|th)?|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|"
+    r"july?|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|"
+    r"tuesday|wednesday|thursday|friday|saturday|sunday|am|pm|of|the|on|at|date|dated|"
+    r"updated|as)$", re.I)
 
 
 def documents_to_summarize(
@@ -105,6 +125,30 @@ def _named(subject: str, documents: Sequence[DocumentInfo]) -> list[str]:
     if best < MIN_TITLE_MATCH:
         return []
     return [path for path, share in shares.items() if share == best][:COLLECTION_DOCUMENTS]
+
+
+def reads_as_prose(text: str) -> bool:
+    """Whether a sentence says something in prose, rather than being a table row, a
+    table's lead-in, a heading or label (no closing full stop), a date line or an e-mail
+    header line: only prose can stand for a document in a summary."""
+    line = " ".join(text.split())
+    words = WORD.findall(line)
+    return not (
+        row_fields(line) is not None or _HEADER_FIELD.match(line) or _LEAD_IN.search(line)
+        or not _ENDS_SENTENCE.search(line) or line.lstrip().startswith("#")
+        or all(_DATE_WORDS.match(word) for word in words))
+
+
+def prose_sentences(hits: Sequence[Hit], sentences: Sequence[SentenceRow]) -> list[SentenceRow]:
+    """The sentences (of the passages `hits`) that read as prose (`reads_as_prose`): the
+    ones a summary may take; all of a document's sentences when none of them does (a
+    spreadsheet's rows are all there is to it)."""
+    by_chunk = {hit.chunk_id: hit for hit in hits}
+    ours = [(s, by_chunk[s.chunk_id]) for s in sentences if s.chunk_id in by_chunk]
+    prose = [(s, hit) for s, hit in ours
+             if reads_as_prose(hit.text[s.start - hit.start:s.end - hit.start])]
+    written, kept = {hit.source for _, hit in prose}, {id(s) for s, _ in prose}
+    return [s for s, hit in ours if id(s) in kept or hit.source not in written]
 
 
 def central_sentences(vectors: np.ndarray, count: int, news_like: bool) -> list[int]:

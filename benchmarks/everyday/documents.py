@@ -2,8 +2,11 @@
 
 `write_documents(folder)` writes them: a Markdown handbook with a table, a .docx with a
 table, a PDF set in a narrow column (lines wrap inside sentences), an HTML page with a
-table, two news stories, meeting minutes, an IT policy and a plain-text notice. Written
-by code, so the set needs no binary fixtures and stays reviewable.
+table, two news stories, meeting minutes, an IT policy and a plain-text notice; and, for
+values computed from tables, lists and pictures, a budget spreadsheet, a CSV of supplier
+contracts, the minutes of two board meetings with bulleted lists, and a photographed
+cafe receipt (drawn with PIL, read by OCR). Written by code, so the set needs no binary
+fixtures and stays reviewable.
 """
 
 from pathlib import Path
@@ -117,6 +120,50 @@ TEAMS_TABLE = [("Team", "Lead", "Extension"),
                ("Support", "Wen Zhao", "1303")]
 TEAMS_OUTRO = "New starters are introduced to their team lead on their first morning."
 
+BUDGET_SHEET = "Budget 2025"
+BUDGET = [("Department", "City", "Staff", "Spend 2025"),
+          ("Design", "Lyon", 12, 310),
+          ("Finance", "Paris", 8, 290),
+          ("Support", "Lyon", 15, 330),
+          ("Sales", "Nantes", 10, 310)]
+
+SUPPLIERS = """Supplier,Service,Contract per year
+Brightclean,Office cleaning,"€12,400"
+Quayside Print,Printing,"€3,150"
+Northline IT,Laptop support,"€18,900"
+Green Leaf,Plants and flowers,€950
+"""
+
+BOARD_MINUTES = """Harbour Board minutes
+
+Meeting of 3 March
+
+Present: Ada Moreau, Felix Grant and Nora Quist.
+
+Agreed:
+- Repaint the harbour office before Easter
+- Buy two new mooring buoys
+- Move the board meetings to Thursdays
+
+Actions:
+- Felix Grant asks three painters for quotes
+- Nora Quist orders the buoys
+
+Meeting of 7 April
+
+Present: Ada Moreau and Sam Otieno.
+
+Agreed:
+- Hire a summer harbour assistant
+- Close the slipway for repairs in May
+
+The board thanked the volunteers for the harbour clean-up.
+"""
+
+RECEIPT = [("HARBOUR CAFE", ""), ("12 Quay Street, Fenwick", ""), ("Flat white", "3.20"),
+           ("Cheese scone", "2.80"), ("Tomato soup", "4.50"), ("TOTAL", "10.50"),
+           ("Paid by card", ""), ("Thank you for visiting", "")]
+
 
 def write_documents(folder: Path) -> list[Path]:
     """Write the set into `folder`; the paths written."""
@@ -124,11 +171,14 @@ def write_documents(folder: Path) -> list[Path]:
     texts = {"handbook.md": HANDBOOK, "ferry_news.txt": NEWS_FERRY,
              "library_news.txt": NEWS_LIBRARY, "garden_club_minutes.txt": MINUTES,
              "it_policy.md": IT_POLICY, "car_park_notice.txt": NOTICE,
-             "cafeteria.html": CAFETERIA}
+             "cafeteria.html": CAFETERIA, "suppliers.csv": SUPPLIERS,
+             "board_minutes.txt": BOARD_MINUTES}
     for name, text in texts.items():
         _write_if_changed(folder / name, text.encode("utf-8"))
     _write_docx(folder / "team_contacts.docx")
     _write_pdf(folder / "dock_safety_review.pdf")
+    _write_xlsx(folder / "budget.xlsx")
+    _write_receipt(folder / "IMG_2231.png")
     return sorted(folder.iterdir())
 
 
@@ -165,3 +215,35 @@ def _write_pdf(path: Path) -> None:
         pdf.multi_cell(70, 6, paragraph)  # a narrow column: lines wrap inside sentences
         pdf.ln(4)
     pdf.output(str(path))
+
+
+def _write_xlsx(path: Path) -> None:
+    import openpyxl
+
+    if path.is_file():  # an .xlsx holds its creation time: written once
+        return
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = BUDGET_SHEET
+    for row in BUDGET:
+        sheet.append(row)
+    book.save(path)
+
+
+def _write_receipt(path: Path) -> None:
+    """A receipt as a phone would photograph it, small enough for OCR to read in a second:
+    each item on the left, its price at the right."""
+    import io
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.load_default(size=22)
+    picture = Image.new("RGB", (480, 40 + 34 * len(RECEIPT)), "white")
+    draw = ImageDraw.Draw(picture)
+    for i, (item, price) in enumerate(RECEIPT):
+        draw.text((20, 20 + 34 * i), item, fill="black", font=font)
+        if price:
+            draw.text((380, 20 + 34 * i), price, fill="black", font=font)
+    data = io.BytesIO()
+    picture.save(data, format="PNG")
+    _write_if_changed(path, data.getvalue())

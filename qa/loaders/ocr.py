@@ -13,7 +13,7 @@ logged line saying so). `qa index --no-ocr` (Settings.ocr) turns it off.
 import functools
 import io
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from tqdm import tqdm
@@ -27,19 +27,30 @@ MAX_PIXELS = 50_000_000  # an A4 page scanned at 600 dpi is 35 megapixels
 MAX_PAGES = 100  # pages of one file read by OCR
 RENDER_DPI = 200  # PDF pages are rendered at this resolution for OCR
 MAX_SIDE = 2500  # ... but no side longer than this many pixels (a poster, a map)
+MIN_TITLE_LETTERS = 3  # a line with fewer ("12/03", "#4") names nothing
+MAX_TITLE = 80
 OCR_OFF = "images and scanned pages are read by OCR, which is turned off (--no-ocr)"
 
 
 def load_image(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
-    """An image's text; each frame of a multi-page TIFF is a page."""
+    """An image's text, a line per line of the picture, and its title: its first line
+    that reads as words (a receipt's shop, a notice's heading); each frame of a multi-page
+    TIFF is a page."""
     if not use_ocr:
         raise LoadError(OCR_OFF)
     image = _open_image(data)
     pages = read_pages(_frames(image), getattr(image, "n_frames", 1))
-    if len(pages) == 1:
-        return "", pages[0], ()
-    text, starts = join_pages(pages)
-    return "", text, starts
+    text, starts = (pages[0], ()) if len(pages) == 1 else join_pages(pages)
+    return content_title(text), text, starts
+
+
+def content_title(text: str) -> str:
+    """The first line of `text` with MIN_TITLE_LETTERS letters, at most MAX_TITLE
+    characters of it; "" when none has."""
+    for line in text.splitlines():
+        if sum(c.isalpha() for c in line) >= MIN_TITLE_LETTERS:
+            return line.strip()[:MAX_TITLE]
+    return ""
 
 
 def read_blank_pages(data: bytes, pages: list[str]) -> list[str]:
@@ -128,7 +139,28 @@ def _read(image) -> str:
     if all(low == high for low, high in image.getextrema()):
         return ""
     result = _engine()(np.asarray(image))
-    return "\n".join(line.strip() for line in (result.txts or ()) if line.strip())
+    if result.boxes is None or not result.txts:
+        return ""
+    return "\n".join(lines(zip(result.boxes.tolist(), result.txts, strict=True)))
+
+
+def lines(boxes: Iterable[tuple[Sequence[Sequence[float]], str]]) -> list[str]:
+    """The lines of a picture from RapidOCR's boxes (corner points, text): the boxes
+    that share a line (each one's middle within the line's height) joined left to right,
+    top to bottom. RapidOCR finds a text box per run of words, so a receipt's "Flat
+    white" and its price at the far right are two boxes of one line."""
+    rows: list[tuple[float, float, list[tuple[float, str]]]] = []  # top, bottom, boxes
+    for corners, text in sorted(boxes, key=lambda box: min(y for _, y in box[0])):
+        if not text.strip():
+            continue
+        ys = [y for _, y in corners]
+        top, bottom, left = min(ys), max(ys), min(x for x, _ in corners)
+        middle = (top + bottom) / 2
+        if rows and rows[-1][0] <= middle <= rows[-1][1]:
+            rows[-1][2].append((left, text.strip()))
+        else:
+            rows.append((top, bottom, [(left, text.strip())]))
+    return [" ".join(text for _, text in sorted(row)) for _, _, row in rows]
 
 
 @functools.cache

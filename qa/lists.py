@@ -1,0 +1,161 @@
+"""Lists and sections: the part of a document a question names, and every item of the
+list it asks for, in document order.
+
+Meeting notes hold one meeting after another, each under a heading with its date; a
+question about "the 3 March meeting" is about that section, not the nearest meeting
+that shares its words. `named_section` finds it: a heading (a Markdown heading, or a
+line without closing punctuation) that holds the date the question names, up to the
+next heading that holds a date. Sentences outside it are not quoted.
+
+A list question ("What items were agreed at the 3 March meeting?", "List the actions")
+wants every item, not the sentence that names the most: `list_items` takes the bulleted
+or numbered list of the section (or of the document) whose label ("Agreed:") and items
+share most words with the question, and each of its items is quoted and cited, in
+document order. A table's rows are listed by `qa.table_answers`; a list written in a
+sentence ("Present: Ada, Bo and Cy.") is quoted whole by `qa.answer`.
+"""
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from qa.answer import _quoted
+from qa.question_kinds import content_words, is_list_question
+from qa.results import Answer
+from qa.search import Hit
+from qa.stemming import index_term
+
+_MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+           r"sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
+_DATE = re.compile(
+    rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?: of)? (?P<month>{_MONTHS})\b|"
+    rf"\b(?P<month2>{_MONTHS}) (?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\b|"
+    r"\b\d{4}-(?P<month3>\d{2})-(?P<day3>\d{2})\b", re.I)
+_MONTH_NUMBERS = {name: n for n, name in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
+_LINE = re.compile(r"[^\n]*")
+_CLOSED = re.compile(r"""[.!?;]["'”’)\]]*\s*$""")
+MAX_HEADING = 100  # characters of a line that can head a section
+_ITEM = re.compile(r"[ \t]*(?:[-*•–]|\d{1,2}[.)]|[a-z][.)])[ \t]+(?=\S)")
+# "What was agreed at the 3 March meeting?" asks for a section's list as "List..." does
+_WHAT_WAS = re.compile(r"^\s*what\s+(?:was|were|did|has|have|is|are)\b", re.I)
+# words that ask for a list rather than say what is in it
+_LIST_WORDS = frozenset(("item", "items", "thing", "things", "point", "points", "meeting",
+                         "minutes", "section", "agenda", "list"))
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A part of a document: its heading's text and its span (from the heading's start)."""
+
+    heading: str
+    start: int
+    end: int
+
+
+def dates(text: str) -> set[tuple[int, int]]:
+    """The (month, day) dates a text names: "3 March", "March 3rd", "2026-03-03"."""
+    found = set()
+    for match in _DATE.finditer(text):
+        day = match["day"] or match["day2"] or match["day3"]
+        month = match["month"] or match["month2"]
+        number = _MONTH_NUMBERS[month[:3].lower()] if month else int(match["month3"])
+        found.add((number, int(day)))
+    return found
+
+
+def headings(text: str) -> list[tuple[int, str]]:
+    """The lines that can head a section, with their offsets: Markdown headings, and
+    short lines that end in no punctuation and are not list items."""
+    found = []
+    for match in _LINE.finditer(text):
+        line = match.group().strip()
+        if line and len(line) <= MAX_HEADING and (line.startswith("#") or not (
+                _CLOSED.search(line) or _ITEM.match(match.group()) or line.endswith(":"))):
+            found.append((match.start(), line))
+    return found
+
+
+def named_section(question: str, text: str) -> Section | None:
+    """The section of `text` whose heading holds a date the question names, up to the
+    next heading with a date; None when the question names no date or no heading holds
+    it."""
+    asked = dates(question)
+    if not asked:
+        return None
+    dated = [(start, line) for start, line in headings(text) if dates(line)]
+    for i, (start, line) in enumerate(dated):
+        if asked & dates(line):
+            end = dated[i + 1][0] if i + 1 < len(dated) else len(text)
+            return Section(line.lstrip("# "), start, end)
+    return None
+
+
+def list_items(question: str, text: str, start: int = 0,
+               end: int | None = None) -> tuple[str, list[tuple[int, int]]] | None:
+    """The label and the items (spans in `text`, without their bullets) of the list in
+    text[start:end] the question asks for: the one whose label ("Actions:") holds most of
+    the question's words, then whose items do; None when there is no list or none holds
+    any of them."""
+    wanted = {index_term(w) for w in content_words(_DATE.sub(" ", question))
+              if w not in _LIST_WORDS}
+    best: tuple[tuple[int, int], str, list[tuple[int, int]]] | None = None
+    for label, items in _lists(text, start, len(text) if end is None else end):
+        held = (len(wanted & _stems(label)),  # the label names the list: it counts first
+                len(wanted & _stems(" ".join(text[a:b] for a, b in items))))
+        if any(held) and (best is None or held > best[0]):
+            best = (held, label, items)
+    return (best[1], best[2]) if best else None
+
+
+def _stems(text: str) -> set[str]:
+    return {index_term(word) for word in content_words(text)}
+
+
+def _lists(text: str, start: int, end: int) -> list[tuple[str, list[tuple[int, int]]]]:
+    """Each run of list items in text[start:end] (blank lines may part them) with its
+    label, the line before the run."""
+    lists: list[tuple[str, list[tuple[int, int]]]] = []
+    label, items = "", []
+    for match in _LINE.finditer(text, start, end):
+        line = match.group()
+        bullet = _ITEM.match(line)
+        if bullet:
+            items.append((match.start() + bullet.end(), match.start() + len(line.rstrip())))
+        elif line.strip():
+            if items:
+                lists.append((label, items))
+                items = []
+            label = line.strip()
+    if items:
+        lists.append((label, items))
+    return lists
+
+
+def asks_for_list(question: str, section: Section | None) -> bool:
+    """Whether the question asks for a list: a list question ("List...", "Which teams
+    are...?"), or "What was...?" about a section it names by its date."""
+    return is_list_question(question) or bool(section and _WHAT_WAS.match(question))
+
+
+def list_answer(question: str, text: str, section: Section | None,
+                read: Callable[[], Sequence[Hit]]) -> Answer | None:
+    """Every item of the list a list question asks for, from the document `text` (within
+    `section`, if one is named), each quoted from the passage of `read()` (the document's
+    passages, read only when a list fits) that holds it; None when no list fits."""
+    start, end = (section.start, section.end) if section else (0, len(text))
+    found = list_items(question, text, start, end)
+    if found is None:
+        return None
+    label, items = found
+    hits = read()
+    spans = []
+    for a, b in items:
+        holder = next((hit for hit in hits if hit.start <= a and b <= hit.end), None)
+        if holder is None:  # a passage boundary cuts the item: it cannot be quoted whole
+            return None
+        spans.append((holder, a, b))
+    where = f" ({section.heading})" if section else ""
+    answer = _quoted(question, spans, 1.0)
+    return Answer(question, f"{label.lstrip('# ').rstrip(':')}{where}, {len(items)} "
+                  f"items: {answer.text}", True, answer.citations, score=1.0)

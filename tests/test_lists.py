@@ -1,0 +1,115 @@
+"""Lists: a list question gets every item of the list it asks for, in document order, from
+the section it names by its date (the meeting on that date, not the nearest meeting)."""
+
+from pathlib import Path
+
+import pytest
+
+from qa.lists import dates, list_items, named_section
+
+MINUTES = """# Harbour Board minutes
+
+## Meeting of 3 March
+
+Present: Ada Moreau, Felix Grant and Nora Quist.
+
+Agreed:
+- Repaint the harbour office before Easter
+- Buy two new mooring buoys
+- Move the board meetings to Thursdays
+
+Actions:
+- Felix Grant asks three painters for quotes
+- Nora Quist orders the buoys
+
+## Meeting of 7 April
+
+Present: Ada Moreau and Sam Otieno.
+
+Agreed:
+- Hire a summer harbour assistant
+- Close the slipway for repairs in May
+
+The board thanked the volunteers for the harbour clean-up.
+"""
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("the 3 March meeting", {(3, 3)}),
+    ("on March 3rd and 7 Apr", {(3, 3), (4, 7)}),
+    ("minutes of 2026-03-03", {(3, 3)}),
+    ("in March, about 3 boats", set()),
+])
+def test_the_dates_a_text_names(text, found):
+    assert dates(text) == found
+
+
+def test_the_section_a_date_names_runs_to_the_next_dated_heading():
+    section = named_section("What items were agreed at the 3 March meeting?", MINUTES)
+
+    assert section is not None and section.heading == "Meeting of 3 March"
+    inside = MINUTES[section.start:section.end]
+    assert "mooring buoys" in inside and "summer harbour assistant" not in inside
+
+
+def test_no_section_for_a_date_no_heading_holds():
+    assert named_section("What was agreed on 9 June?", MINUTES) is None
+    assert named_section("What was agreed?", MINUTES) is None
+
+
+def test_the_list_asked_for_is_the_one_its_label_names():
+    section = named_section("List the actions of the 3 March meeting.", MINUTES)
+    assert section is not None
+
+    label, items = list_items("List the actions of the 3 March meeting.", MINUTES,
+                              section.start, section.end)
+
+    assert label == "Actions:"
+    assert [MINUTES[a:b] for a, b in items] == [
+        "Felix Grant asks three painters for quotes", "Nora Quist orders the buoys"]
+
+
+def test_no_list_when_none_shares_a_word_with_the_question():
+    assert list_items("Name everyone who rescued the maps.", MINUTES) is None
+
+
+@pytest.fixture(scope="module")
+def minutes_index(tmp_path_factory):
+    from qa import Index
+
+    folder = tmp_path_factory.mktemp("lists") / "docs"
+    folder.mkdir()
+    (folder / "board_minutes.md").write_text(MINUTES, encoding="utf-8")
+    (folder / "notice.txt").write_text(
+        "The harbour office is repainted in spring. The board agreed the colour: blue.\n",
+        encoding="utf-8")
+    index = Index.build([folder], path=folder.parent / "index")
+    yield index
+    index.close()
+
+
+@pytest.mark.parametrize(("question", "items"), [
+    ("What items were agreed at the 3 March meeting?",
+     ["Repaint the harbour office before Easter", "Buy two new mooring buoys",
+      "Move the board meetings to Thursdays"]),
+    ("What was agreed at the 7 April meeting?",
+     ["Hire a summer harbour assistant", "Close the slipway for repairs in May"]),
+])
+def test_a_list_question_gets_every_item_of_the_named_meeting_in_order(
+        minutes_index, question, items):
+    answer = minutes_index.ask(question)
+
+    assert answer.found
+    assert [c.quote for c in answer.citations] == items
+    assert {Path(c.hit.source).name for c in answer.citations} == {"board_minutes.md"}
+    text = minutes_index.document_text(answer.citations[0].hit.source)
+    assert all(text[c.start:c.end] == c.quote for c in answer.citations)
+    assert answer.text.index(items[0]) < answer.text.index(items[-1])
+
+
+def test_a_list_named_by_its_label_wins_over_one_whose_items_share_a_word():
+    text = "Agreed:\n- Move the board meetings\n\nActions:\n- Order the buoys\n"
+
+    label, items = list_items("List the actions of the board.", text)
+
+    assert label == "Actions:" and [text[a:b] for a, b in items] == ["Order the buoys"]

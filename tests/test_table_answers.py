@@ -1,0 +1,259 @@
+"""Table answers: a question that asks for a value over a table's rows (largest, count,
+total, average, difference) or for its rows (a list) is computed from every row of the
+table, the value first and labelled as computed, each row used quoted and cited.
+
+The rules are tested on hand-written rows without the model; the last tests ask a real
+index of a CSV, a spreadsheet and a Markdown table."""
+
+from pathlib import Path
+
+import pytest
+
+from qa.search import Hit
+from qa.table_answers import (
+    Row,
+    choose_table,
+    compute,
+    parse_number,
+    question_operation,
+)
+from qa.tables import row_fields
+
+BUDGET = [
+    "Budget 2025: Team: Design; City: Lyon; Spend: 310.",
+    "Budget 2025: Team: Finance; City: Paris; Spend: 290.",
+    "Budget 2025: Team: Support; City: Lyon; Spend: 330.",
+    "Budget 2025: Team: Sales; City: Nantes; Spend: 310.",
+]
+
+
+def _rows(lines: list[str], source: str = "budget.xlsx") -> list[Row]:
+    text = "\n".join(lines)
+    hit = Hit(1, 1, source, "", text, 0, len(text), None, 1.0, 0.5)
+    rows, start = [], 0
+    for line in lines:
+        fields = row_fields(line)
+        assert fields is not None
+        rows.append(Row(hit, start, start + len(line), fields[0], dict(fields[1])))
+        start += len(line) + 1
+    return rows
+
+
+@pytest.mark.parametrize(("question", "operation"), [
+    ("Which team spent the most?", "largest"),
+    ("Which city has the lowest spend?", "smallest"),
+    ("How many teams are in Lyon?", "count"),
+    ("What is the total spend?", "total"),
+    ("What is the average spend per team?", "average"),
+    ("How much more did Support spend than Finance?", "difference"),
+    ("Which teams are in Lyon?", "list"),
+    ("Who leads the Design team?", None),
+    ("When does the office open?", None),
+])
+def test_the_operation_a_question_asks_for(question, operation):
+    assert question_operation(question) == operation
+
+
+@pytest.mark.parametrize(("cell", "value", "shown"), [
+    ("1,240", 1240.0, ("", "")),
+    ("€1,240.50", 1240.5, ("€", "")),
+    ("12%", 12.0, ("", "%")),
+    ("3.5 kg", 3.5, ("", " kg")),
+    ("-40", -40.0, ("", "")),
+    ("(300)", -300.0, ("", "")),
+    ("$ 2 000", 2000.0, ("$", "")),
+])
+def test_a_cell_is_read_as_a_number_with_its_unit_kept(cell, value, shown):
+    number = parse_number(cell)
+
+    assert number is not None
+    assert (number.value, (number.before, number.after)) == (value, shown)
+
+
+@pytest.mark.parametrize("cell", ["Clara Osei", "2025-03-01", "4 to 6", "", "Floor 2B"])
+def test_a_cell_that_is_not_one_number_is_not_read_as_one(cell):
+    assert parse_number(cell) is None
+
+
+def test_the_total_is_computed_from_every_row_and_shows_its_cells():
+    headline, used = compute("total", "What is the total spend?", _rows(BUDGET))
+
+    assert headline == "Total Spend: 1240 (computed: 310 + 290 + 330 + 310)."
+    assert len(used) == 4
+
+
+def test_a_value_the_question_names_chooses_the_rows():
+    rows = _rows(BUDGET)
+
+    headline, used = compute("total", "What is the total spend in Lyon?", rows)
+
+    assert headline == "Total Spend (City Lyon): 640 (computed: 310 + 330)."
+    assert [row.cells["Team"] for row in used] == ["Design", "Support"]
+
+
+def test_which_is_largest_names_the_row_and_its_value():
+    headline, used = compute("largest", "Which team spent the most?", _rows(BUDGET))
+
+    assert headline.startswith("Support: Spend 330, the largest of 4 rows")
+    assert "computed" in headline
+    assert len(used) == 4  # every row compared is cited
+
+
+def test_a_tie_names_every_row_that_holds_the_value():
+    headline, _ = compute("smallest", "Which team spent the least?",
+                          _rows(BUDGET[1:2] + BUDGET[3:] + [BUDGET[1].replace("Finance",
+                                                                              "Legal")]))
+
+    assert headline.startswith("Finance and Legal: Spend 290")
+
+
+def test_how_many_counts_the_rows_the_question_names():
+    headline, used = compute("count", "How many teams are in Lyon?", _rows(BUDGET))
+
+    assert headline.startswith("Teams (City Lyon): 2 (computed")
+    assert len(used) == 2
+
+
+def test_how_many_of_a_column_of_numbers_is_not_a_count():
+    rows = _rows(["Offices: Office: North; Staff: 12.", "Offices: Office: South; Staff: 30."])
+
+    assert compute("count", "How many staff are in the North office?", rows) is None
+
+
+def test_the_difference_is_the_first_named_row_minus_the_second():
+    headline, used = compute("difference", "How much more did Support spend than Finance?",
+                             _rows(BUDGET))
+
+    assert headline == "Spend, Support minus Finance: 40 (computed: 330 − 290)."
+    assert [row.cells["Team"] for row in used] == ["Support", "Finance"]
+
+
+def test_the_average_keeps_the_currency_and_thousand_separators():
+    rows = _rows(["Costs: Item: Rent; Cost: €1,200.", "Costs: Item: Power; Cost: €2,450.",
+                  "Costs: Item: Water; Cost: €950."])
+
+    headline, _ = compute("average", "What is the average cost?", rows)
+
+    assert headline == "Average Cost: €1,533.33 (computed: (€1,200 + €2,450 + €950) / 3)."
+
+
+def test_a_list_question_gives_the_named_column_of_the_rows_it_names():
+    headline, used = compute("list", "Which teams are in Lyon?", _rows(BUDGET))
+
+    assert headline == "Team (City Lyon): Design, Support."
+    assert len(used) == 2
+
+
+def test_a_question_that_names_no_column_of_the_table_is_not_computed():
+    rows = _rows(["Staff: Name: Ada; Team: Design; Room: 4.", "Staff: Name: Bo; Team: Sales; "
+                  "Room: 2.", "Staff: Name: Cy; Team: Sales; Desk: 7."])
+
+    assert compute("list", "List the places where staff may park.", rows) is None
+    assert compute("total", "What is the total?", rows) is None  # two columns of numbers
+
+
+def test_the_table_chosen_is_the_one_whose_words_the_question_uses():
+    rows = _rows(BUDGET) + _rows(["Lunch: Day: Monday; Dish: Soup.",
+                                  "Lunch: Day: Friday; Dish: Fish."], "menu.html")
+
+    assert choose_table("Which dish is served on Friday?", rows) == ("menu.html", "Lunch")
+    assert choose_table("What is the total spend?", rows) == ("budget.xlsx", "Budget 2025")
+    assert choose_table("Who won the 1998 chess championship?", rows) is None
+
+
+# -- through a real index -------------------------------------------------------------
+
+OFFICES_CSV = """Office,City,Staff,Spend
+North,Lyon,12,"€1,200"
+South,Paris,30,"€2,450"
+East,Lyon,8,€950
+West,Nantes,15,"€1,100"
+"""
+
+PROJECTS_MD = """# Projects
+
+The projects of the year are listed below, with their budgets.
+
+## Project budgets
+
+| Project | Owner | Budget |
+|---------|-------|-------:|
+| Harbour | Ada Moreau | 4,000 |
+| Library | Felix Grant | 2,500 |
+| Museum | Nora Quist | 6,250 |
+
+Budgets are reviewed in March.
+"""
+
+
+def _sheet(path: Path) -> Path:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Fleet"
+    for row in [("Vehicle", "Depot", "Kilometres"), ("Van 1", "Leeds", 12000),
+                ("Van 2", "York", 8500), ("Truck", "Leeds", 30250)]:
+        sheet.append(row)
+    book.save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tables_index(tmp_path_factory):
+    from qa import Index
+
+    folder = tmp_path_factory.mktemp("tables") / "docs"
+    folder.mkdir()
+    (folder / "offices.csv").write_text(OFFICES_CSV, encoding="utf-8")
+    (folder / "projects.md").write_text(PROJECTS_MD, encoding="utf-8")
+    _sheet(folder / "fleet.xlsx")
+    index = Index.build([folder], path=folder.parent / "index")
+    yield index
+    index.close()
+
+
+def _assert_cited_exactly(answer):
+    for citation in answer.citations:
+        hit = citation.hit
+        assert hit.text[citation.start - hit.start:citation.end - hit.start] == citation.quote
+
+
+@pytest.mark.parametrize(("question", "first", "source", "rows"), [
+    ("What is the total spend?", "Total Spend: €5,700 (computed: €1,200 + €2,450 + €950 + "
+     "€1,100).", "offices.csv", 4),
+    ("How many offices are in Lyon?", "Offices (City Lyon): 2 (computed", "offices.csv", 2),
+    ("Which project has the largest budget?", "Museum: Budget 6,250, the largest of 3 rows",
+     "projects.md", 3),
+    ("How many more kilometres did the Truck drive than Van 1?",
+     "Kilometres, Truck minus Van 1: 18250 (computed: 30250 − 12000).", "fleet.xlsx", 2),
+])
+def test_a_computed_answer_through_the_index_leads_with_the_value_and_cites_each_row(
+        tables_index, question, first, source, rows):
+    answer = tables_index.ask(question)
+
+    assert answer.found
+    assert answer.text.startswith(first)
+    assert len(answer.citations) == rows
+    assert {Path(c.hit.source).name for c in answer.citations} == {source}
+    _assert_cited_exactly(answer)
+
+
+def test_a_question_about_one_row_is_still_quoted(tables_index):
+    answer = tables_index.ask("How many staff does the East office have?")
+
+    assert "computed" not in answer.text
+    assert answer.citations[0].quote == "Office: East; City: Lyon; Staff: 8; Spend: €950."
+
+
+def test_a_table_that_holds_few_of_the_question_words_is_not_chosen():
+    menu = _rows(["Lunch: Day: Monday; Dish: Soup.", "Lunch: Day: Friday; Dish: Fish."])
+
+    assert choose_table("How many days of paid leave do staff have?", menu) is None
+
+
+def test_a_total_of_no_named_column_is_not_computed_from_the_only_one():
+    rows = _rows(["Offices: Team: Design; Floor: 4.", "Offices: Team: Sales; Floor: 2."])
+
+    assert compute("total", "What is the total number of teams?", rows) is None
+    assert compute("largest", "Which team is on the top floor?", rows)[0].startswith("Design")
