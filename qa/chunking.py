@@ -29,6 +29,7 @@ from syntok.segmenter import preprocess_with_offsets, segment
 from syntok.tokenizer import Tokenizer
 
 from qa.documents import Document
+from qa.question_kinds import STOPWORDS, WORD
 
 Span = tuple[int, int]
 TokenCounter = Callable[[Sequence[str]], list[int]]
@@ -110,7 +111,8 @@ def _split_lines(text: str, span: Span) -> list[Span]:
     """A sentence cut at its line ends where its lines are items rather than a sentence
     wrapped: before a bulleted or numbered line, and, in a run of short lines (a receipt,
     a notice, an address: every line at most SHORT_LINE characters), before each line
-    that does not go on from the one before (in lower case, or after a comma). syntok
+    that does not go on from the one before (in lower case, after a comma, or after a
+    word such as "by"). syntok
     reads lines without closing punctuation as one sentence ("Flat white 3.20 Cheese
     scone 2.80"), which no question can quote a line of."""
     start, end = span
@@ -122,7 +124,7 @@ def _split_lines(text: str, span: Span) -> list[Span]:
     for line, following in zip(lines, lines[1:], strict=False):
         offset += len(line) + 1
         if _BULLET.match(following) or (short and following.strip() and not (
-                following.lstrip()[:1].islower() or _GOES_ON.search(line))):
+                following.lstrip()[:1].islower() or _goes_on(line))):
             cuts.append(offset)
     pieces, first = [], start
     for cut in [*cuts, end]:
@@ -131,6 +133,13 @@ def _split_lines(text: str, span: Span) -> list[Span]:
             pieces.append((first + len(piece) - len(piece.lstrip()), first + len(piece)))
         first = cut
     return pieces
+
+
+def _goes_on(line: str) -> bool:
+    """Whether a line goes on in the next: it ends in a comma or dash, or in a word such as
+    "by" or "the" ("The review was written by / Jonas Eklund")."""
+    words = WORD.findall(line.lower())
+    return bool(_GOES_ON.search(line)) or bool(words) and words[-1] in STOPWORDS
 
 
 def _continues_fields(text: str, end: int, start: int) -> bool:

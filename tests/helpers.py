@@ -6,6 +6,7 @@ copy of an index, and the ids the FAISS index holds.
 Fixtures live in conftest.py; this module is imported by it and by the tests.
 """
 
+import importlib
 import io
 import os
 import re
@@ -22,6 +23,7 @@ import zipfile
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -158,3 +160,20 @@ def zip_of(members: dict[str, bytes]) -> bytes:
         for name, data in members.items():
             archive.writestr(name, data)
     return out.getvalue()
+
+
+def benchmark_scripts(folder: str) -> tuple[ModuleType, ModuleType]:
+    """The `documents` and `run` modules of benchmarks/FOLDER: both benchmark sets name
+    their scripts so, and each imports its own `documents`, so each pair is imported
+    apart, leaving sys.modules as it was."""
+    names = ("documents", "run")
+    saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
+    sys.path.insert(0, str(ROOT / "benchmarks" / folder))
+    try:
+        documents, run = (importlib.import_module(name) for name in names)
+    finally:
+        sys.path.pop(0)
+        for name in names:
+            sys.modules.pop(name, None)
+        sys.modules.update(saved)
+    return documents, run

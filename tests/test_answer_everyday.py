@@ -5,17 +5,15 @@ The table questions need table rows that name their columns (qa/tables.py in eve
 loader), so they are left to `benchmarks/everyday/run.py`.
 """
 
-import sys
 
 import pytest
 
 from qa import Index
-from tests.helpers import ROOT
+from tests.helpers import benchmark_scripts
 
-sys.path.insert(0, str(ROOT / "benchmarks" / "everyday"))
-
-from documents import write_documents  # noqa: E402
-from run import failure, load_questions  # noqa: E402
+documents, run = benchmark_scripts("everyday")
+write_documents, failure, load_questions = (documents.write_documents, run.failure,
+                                            run.load_questions)
 
 QUESTIONS = [q for q in load_questions({"summary", "yes_no", "list", "fact", "unanswerable"})
              if "needs" not in q][1::2]

@@ -6,7 +6,6 @@ tester saw (a quote without "No", a row without the total, a table row as a summ
 sentence); the questions on the files `documents.py` writes, read by `qa`'s loaders.
 """
 
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -14,13 +13,11 @@ import pytest
 
 from qa import Answer, Citation, Hit
 from qa.documents import load
-from tests.helpers import ROOT
+from tests.helpers import benchmark_scripts
 
-sys.path.insert(0, str(ROOT / "benchmarks" / "office"))
-
-import documents  # noqa: E402
-from documents import write_documents  # noqa: E402
-from run import failures, load_questions  # noqa: E402
+documents, run = benchmark_scripts("office")
+write_documents, failures, load_questions = (documents.write_documents, run.failures,
+                                             run.load_questions)
 
 QUESTIONS = {q["question"]: q for q in load_questions()}
 
