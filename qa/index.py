@@ -176,6 +176,16 @@ class Index:
     def document_text(self, path: str) -> str | None:
         return self.backend.document_text(path)
 
+    def counts(self) -> dict[str, int]:
+        """How many documents, chunks and chunk vectors the index holds, and how many of
+        the vectors are stale: they have no chunk (a search that finds one warns and has
+        the backend drop it, see `qa.search`)."""
+        documents = self.documents()
+        chunks = sum(document.chunks for document in documents)
+        vectors = self.backend.vector_count()
+        return {"documents": len(documents), "chunks": chunks, "vectors": vectors,
+                "stale_vectors": max(vectors - chunks, 0)}
+
     def search(
         self, question: str, k: int | None = None, mode: Mode = "hybrid",
         within: Sequence[str | Path] | None = None, collections: Sequence[str] | None = None,
