@@ -260,7 +260,7 @@ def test_a_write_that_fails_midway_leaves_the_old_document_whole(folder, config,
 
 MILVUS_HAS_NO_TERM_STATISTICS = pytest.mark.xfail(
     reason="Milvus exposes no term statistics of its BM25 index: its backend answers every "
-           "term with (0, 0) (qa/backends/milvus.py), so answers weigh words among the "
+           "term with (0, 0) (qa/backends/milvus/backend.py), so answers weigh words among the "
            "candidate sentences instead", strict=True)
 
 
