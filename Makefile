@@ -19,7 +19,7 @@ $(VENV)/.installed: pyproject.toml
 # The everyday loop (about 45 s of CPU): lint, then the tests that start no process or server,
 # drive no browser and need neither Milvus nor Ray. `make test` runs those too.
 check: lint
-	$(PY) -m pytest -q -p no:cacheprovider -m "not browser and not process and not milvus and not ray and not slow"
+	$(PY) -m pytest -q -p no:cacheprovider -m "not browser and not process and not milvus and not ray and not slow and not heavy"
 
 # Everything but the `slow` tests that need the full benchmark data (see pyproject.toml)
 test: setup
