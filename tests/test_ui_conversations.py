@@ -13,7 +13,6 @@ from tests.helpers import copy_index, free_port, qa_serve
 from tests.test_ui import ask, browser, open_page  # noqa: F401 - browser is a fixture
 from ui.conversations import CONVERSATIONS, ConversationStore, new_id
 
-
 ANSWER = {"question": "Who?", "answer": "Martinez resigned. [1]", "found": True, "citations": [
     {"n": 1, "source": "/docs/la.txt", "title": "LA news", "text": "Martinez resigned.",
      "quote": "Martinez resigned.", "start": 0, "end": 18, "page": 2, "score": 0.1,
