@@ -129,6 +129,8 @@ def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
 
     docs = commands.add_parser("docs", parents=[common], help="list the indexed documents")
     docs.add_argument("--json", action="store_true", help="print JSON")
+    docs.add_argument("--stats", action="store_true",
+                      help="print the counts of documents, chunks and vectors instead")
     docs.set_defaults(run=_docs)
 
     for register in plugins.values():
@@ -426,6 +428,8 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _docs(args: argparse.Namespace) -> int:
+    if args.stats:
+        return _stats(_open(args).counts(), args.json)
     documents = _open(args).documents()
     if args.json:
         _print_json([{"path": d.path, "title": d.title, "chunks": d.chunks,
@@ -434,6 +438,15 @@ def _docs(args: argparse.Namespace) -> int:
     for d in documents:
         print(f"{_printable(d.path)}\t{d.chunks} chunks\tindexed {d.indexed_at}")
     print(f"{len(documents)} documents")
+    return 0
+
+
+def _stats(counts: dict[str, int], as_json: bool) -> int:
+    if as_json:
+        _print_json(counts)
+        return 0
+    print(f"{counts['documents']} documents, {counts['chunks']} chunks, "
+          f"{counts['vectors']} vectors ({counts['stale_vectors']} stale: with no chunk)")
     return 0
 
 

@@ -39,6 +39,7 @@ from qa.settings import DEFAULT_MODEL, Settings
 AnswerMode = Literal["extractive", "llm"]
 ANSWER_MODES: tuple[AnswerMode, ...] = ("extractive", "llm")
 MAX_QUESTION_CHARS = 2000
+MAX_NAMES = 1000  # paths, or collections, one question may be asked within
 
 
 class Index:
@@ -176,6 +177,16 @@ class Index:
     def document_text(self, path: str) -> str | None:
         return self.backend.document_text(path)
 
+    def counts(self) -> dict[str, int]:
+        """How many documents, chunks and chunk vectors the index holds, and how many of
+        the vectors are stale: they have no chunk (a search that finds one warns and has
+        the backend drop it, see `qa.search`)."""
+        documents = self.documents()
+        chunks = sum(document.chunks for document in documents)
+        vectors = self.backend.vector_count()
+        return {"documents": len(documents), "chunks": chunks, "vectors": vectors,
+                "stale_vectors": max(vectors - chunks, 0)}
+
     def search(
         self, question: str, k: int | None = None, mode: Mode = "hybrid",
         within: Sequence[str | Path] | None = None, collections: Sequence[str] | None = None,
@@ -245,11 +256,19 @@ class Index:
     def _scope(
         self, within: Sequence[str | Path] | None, collections: Sequence[str] | None
     ) -> list[str] | None:
-        """The documents a search is limited to (None: every document)."""
-        if within is None and not collections:
+        """The documents a search is limited to (None: every document): those at, or under
+        the folders at, the paths of `within` (or with a file name there given, if one
+        document has it), and those of the collections named. The one check of a scope
+        for every caller (the web chat passes what a page or a script sends): QAError for
+        a value that is not a list of names, or a name that is none of these."""
+        places = _names("documents (or folders)", within)
+        names = _names("collections", collections)
+        if within is None and not names:
             return None
-        paths = self.documents_under(within) if within else []
-        return paths + (self.collections.paths(collections) if collections else [])
+        indexed = list(self.backend.file_states()) if places else []
+        paths = [path for place in places for path in _documents_at(indexed, place)]
+        paths += self.collections.paths(names) if names else []
+        return list(dict.fromkeys(paths))
 
     # -- writing -----------------------------------------------------------------
 
@@ -288,8 +307,7 @@ class Index:
 
     def _paths_under(self, roots: Sequence[Path]) -> list[str]:
         """The indexed documents at or under `roots`."""
-        return [p for p in self.backend.file_states()
-                if any(ingest.is_within(Path(p), root) for root in roots)]
+        return _under(list(self.backend.file_states()), roots)
 
     def remove(self, path: str | Path) -> int:
         """Remove the document at `path`, or all documents under the folder `path`."""
@@ -302,6 +320,38 @@ class Index:
                 self.backend.flush()
                 self.collections.forget(doomed)
         return len(doomed)
+
+
+def _under(indexed: Sequence[str], roots: Sequence[Path]) -> list[str]:
+    return [p for p in indexed if any(ingest.is_within(Path(p), root) for root in roots)]
+
+
+def _names(what: str, value: object) -> list[str]:
+    """The names (paths, or collections) a caller gave, a list of them or one alone, but
+    blank ones."""
+    if value is None:
+        return []
+    values = [value] if isinstance(value, str | Path) else value
+    if not isinstance(values, list | tuple) or not all(isinstance(v, str | Path) for v in values):
+        raise QAError(f"the {what} to ask within must be a list of names")
+    if len(values) > MAX_NAMES:
+        raise QAError(f"{len(values):,} {what} are named; the limit is {MAX_NAMES:,}")
+    return [str(v) for v in values if str(v).strip()]
+
+
+def _documents_at(indexed: Sequence[str], place: str) -> list[str]:
+    """The indexed documents at or under the path `place`, or else the one whose file name
+    it is; QAError if there is none, or more than one of that name."""
+    found = _under(indexed, [canonical(place)])
+    if found:
+        return found
+    named = [path for path in indexed if Path(path).name == place]
+    if len(named) > 1:
+        raise QAError(f"{len(named)} documents are named {place!r}: give the path of the "
+                      "one you mean")
+    if not named:
+        raise QAError(f"no indexed document is at, under or named {place!r}")
+    return named
 
 
 def _clean_question(question: str) -> str:

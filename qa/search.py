@@ -1,11 +1,14 @@
 """Search: hybrid retrieval of passages, dense and keyword (BM25), fused.
 
-The backend gives the two rankings (FAISS and FTS5, or Milvus's dense and BM25
-searches); they are combined here, the same for every backend, by reciprocal-rank
-fusion (Cormack et al., 2009): a passage scores the sum of 1 / (RRF_K + rank) over
-the rankings it is in. Only ranks are used, never the engines' scores.
+The backend gives the two rankings (FAISS and the Tantivy keyword index, with SQLite's
+FTS5 as the fallback while Tantivy is behind the database or cannot be written; or
+Milvus's dense and BM25 searches); they are combined here, the same for every backend,
+by reciprocal-rank fusion (Cormack et al., 2009): a passage scores the sum of
+1 / (RRF_K + rank) over the rankings it is in. Only ranks are used, never the engines'
+scores. A ranked id with no stored passage is never dropped silently: see `_hits`.
 """
 
+import logging
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from numbers import Integral, Real
@@ -16,6 +19,7 @@ import numpy as np
 from qa.backends import Backend
 from qa.errors import QAError
 
+log = logging.getLogger(__name__)
 Mode = Literal["dense", "keyword", "hybrid"]
 MODES: tuple[Mode, ...] = ("dense", "keyword", "hybrid")
 Choice = TypeVar("Choice", bound=str)
@@ -98,11 +102,19 @@ def search(
 
 
 def _hits(backend: Backend, fused: list[tuple[int, float]], query_vector: np.ndarray) -> list[Hit]:
+    """The hits of the fused ranking. An id with no stored chunk (removed since the search
+    ran, or a stale vector) is left out with a warning, and the backend drops it."""
     rows = backend.chunks([chunk_id for chunk_id, _ in fused])
+    missing = [chunk_id for chunk_id, _ in fused if chunk_id not in rows]
+    if missing:
+        log.warning("%d passage(s) found by the search are not stored (removed meanwhile, or "
+                    "stale vectors): %d hit(s) instead of %d; `qa docs --stats` counts stale "
+                    "vectors", len(missing), len(fused) - len(missing), len(fused))
+        backend.forget_missing(missing)
     hits: list[Hit] = []
     for chunk_id, score in fused:
         row = rows.get(chunk_id)
-        if row is None:  # removed since the search ran
+        if row is None:
             continue
         hits.append(Hit(
             len(hits) + 1, row.id, row.source, row.title, row.text, row.start, row.end, row.page,

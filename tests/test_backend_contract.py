@@ -107,6 +107,7 @@ def test_a_new_backend_is_empty_and_keeps_its_meta(backend):
     assert (backend.meta("model"), backend.meta("extra")) == ("other", "1")
     assert backend.dense_search(AXES[:1], 5) == [[]]
     assert backend.keyword_search(["harbour"], 5) == [[]]
+    assert backend.vector_count() == 0
 
 
 def test_documents_are_listed_with_their_text_state_and_counts(backend):
@@ -193,8 +194,11 @@ def test_removed_documents_leave_every_search_and_count(backend):
     put(backend, "/docs/harbour.txt", HARBOUR, 0)
     put(backend, "/docs/council.txt", COUNCIL, 1)
     old = ids_along(backend, 0)
+    assert backend.vector_count() == len(HARBOUR) + len(COUNCIL)
 
     backend.remove_documents(["/docs/harbour.txt", "/docs/never-indexed.txt"])
+
+    assert backend.vector_count() == len(COUNCIL)
 
     assert [d.path for d in backend.documents()] == ["/docs/council.txt"]
     assert backend.document_text("/docs/harbour.txt") is None
@@ -256,7 +260,7 @@ def test_a_write_that_fails_midway_leaves_the_old_document_whole(folder, config,
 
 MILVUS_HAS_NO_TERM_STATISTICS = pytest.mark.xfail(
     reason="Milvus exposes no term statistics of its BM25 index: its backend answers every "
-           "term with (0, 0) (qa/backends/milvus.py), so answers weigh words among the "
+           "term with (0, 0) (qa/backends/milvus/backend.py), so answers weigh words among the "
            "candidate sentences instead", strict=True)
 
 

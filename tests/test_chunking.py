@@ -102,6 +102,7 @@ def test_words_on_lines_of_their_own_are_never_cut_in_two(embedder):
     assert "\n".join(c.text for c in chunks).split() == words
 
 
+@pytest.mark.heavy
 def test_a_single_line_of_300_kb_is_cut_into_chunks_that_fit_and_cover_it(embedder):
     words = [f"word{i % 997}" for i in range(50_000)]
     text = " ".join(words)

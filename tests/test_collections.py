@@ -1,6 +1,7 @@
 """Collections: named groups of documents to ask within, from Python and the CLI."""
 
 import stat
+from contextlib import closing
 
 import pytest
 
@@ -101,3 +102,32 @@ def test_the_cli_indexes_into_lists_and_asks_within_a_collection(tmp_path, seed_
     assert "forty varieties" in capsys.readouterr().out
     assert main([*index, "collections", "delete", "Nope"]) == 2
     assert "there is no collection named 'Nope'" in capsys.readouterr().err
+
+
+def test_documents_are_named_by_path_folder_or_a_file_name_only_one_has(tmp_path):
+    """The one check of a scope, for the library, the CLI, MCP and the web chat alike."""
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "notes.txt").write_text(f"Folder {folder} keeps these notes.")
+    (tmp_path / "a" / "plan.txt").write_text("The plan is to sail at dawn.")
+    with closing(Index.build([tmp_path / "a", tmp_path / "b"], tmp_path / "index")) as index:
+        plan = str((tmp_path / "a" / "plan.txt").resolve())
+        notes = str((tmp_path / "b" / "notes.txt").resolve())
+
+        found = index.search("notes plan sail", k=10, within=["plan.txt", notes])
+        assert {hit.source for hit in found} == {plan, notes}
+        assert {hit.source for hit in index.search("notes", k=10, within="plan.txt")} == {plan}
+        under_b = index.search("notes", k=10, within=[tmp_path / "b"])
+        assert {hit.source for hit in under_b} == {notes}
+        for within, error in [
+            (["notes.txt"], "2 documents are named 'notes.txt': give the path"),
+            (["nowhere.txt"], "no indexed document is at, under or named 'nowhere.txt'"),
+            ([3], r"the documents \(or folders\) to ask within must be a list of names"),
+            (["plan.txt"] * 1001, r"1,001 documents \(or folders\) are named; the limit is 1,000"),
+        ]:
+            with pytest.raises(QAError, match=error):
+                index.search("notes", within=within)
+        with pytest.raises(QAError, match="1,001 collections are named; the limit is 1,000"):
+            index.ask("notes", collections=["x"] * 1001)
+        with pytest.raises(QAError, match="there is no collection named 'News'"):
+            index.ask("notes", collections="News")

@@ -97,6 +97,7 @@ def _renamed(docx: bytes, old: str, new: str) -> bytes:
     return zip_of(members)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("document", ["word/document.xml", "word/document.dat"])
 def test_a_docx_with_too_much_xml_is_refused_even_when_it_packs_normally(tmp_path, document):
     path = tmp_path / "long.docx"

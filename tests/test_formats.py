@@ -240,6 +240,7 @@ def test_a_file_that_cannot_be_read_says_why_in_one_line(name, data, reason):
     assert "\n" not in str(error.value)
 
 
+@pytest.mark.heavy
 def test_a_million_rows_end_in_one_line_without_reading_them_all(tmp_path):
     csv = b"Tick;Note\n" + b"".join(b"%d;ok\n" % n for n in range(1_000_000))
     with pytest.raises(LoadError, match="^this file has more than 100,000 rows"):

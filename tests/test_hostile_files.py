@@ -72,6 +72,7 @@ def docs(tmp_path) -> Path:
 
 # -- 2. the text one file gives is bounded -------------------------------------------------
 
+@pytest.mark.heavy
 def test_the_testers_pdf_is_refused_at_once_and_the_rest_indexed(docs, tmp_path):
     """Issue 17's PDF: 4 pages on one 60 MB stream of text, 60 KB packed, gave 240 M
     characters in 63 s at 1 GB. Its first page alone could give more than the limit."""
@@ -93,6 +94,7 @@ def test_the_testers_pdf_is_refused_at_once_and_the_rest_indexed(docs, tmp_path)
     assert seconds < 20  # the PDF itself takes about a second
 
 
+@pytest.mark.heavy
 def test_a_stream_shared_by_pages_is_counted_for_each_page(tmp_path):
     """400 KB of text, drawn by 4 pages: 1.6 M characters, over a limit of 1 M, though
     the stream itself is under it."""
@@ -105,6 +107,7 @@ def test_a_stream_shared_by_pages_is_counted_for_each_page(tmp_path):
     assert len(load(path, path.read_bytes(), max_chars=2_000_000).text) > 1_600_000
 
 
+@pytest.mark.heavy
 def test_text_drawn_many_times_from_a_small_stream_is_counted_as_it_comes(tmp_path):
     """A page of 16 KB that draws a form of 1,000 characters 2,000 times: 2 M characters."""
     path = tmp_path / "forms.pdf"
@@ -128,7 +131,7 @@ def test_any_format_is_held_to_the_limit_after_loading(tmp_path):
 
 # -- 4. names that are not UTF-8 ------------------------------------------------------------
 
-@pytest.mark.parametrize("backend", ["sqlite", "milvus"])
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("milvus", marks=pytest.mark.milvus)])
 def test_names_that_are_not_utf8_are_skipped_and_the_rest_indexed(docs, tmp_path, backend):
     folder = os.fsencode(docs)
     with open(folder + b"/caf\xe9.txt", "wb") as file:
@@ -233,6 +236,7 @@ def test_a_file_in_a_folder_one_may_pass_through_but_not_list_is_read(tmp_path):
 
 # -- 11. a run of letters without spaces ----------------------------------------------------
 
+@pytest.mark.heavy
 def test_a_run_of_letters_without_spaces_is_cut_into_passages_of_bounded_size(docs, tmp_path,
                                                                             capsys):
     (docs / "run.txt").write_text("x" * 1_000_000)

@@ -2,6 +2,8 @@
 
 import json
 import shutil
+import sqlite3
+from contextlib import closing
 
 import pytest
 
@@ -66,12 +68,40 @@ def test_remove_really_removes_the_vectors(tmp_path, seed_copy):
     (seed_copy / "orchard.md").write_text(ORCHARD)
     index = Index.create(tmp_path / "index")
     index.add([seed_copy])
+    before = index.counts()
 
     assert index.remove(seed_copy / ".." / seed_copy.name / "orchard.md") == 1
 
-    hits = index.search("heritage apples orchard Kelso", k=20, mode="dense")
-    assert str(seed_copy / "orchard.md") not in _sources(hits)
-    assert index.remove(seed_copy / "orchard.md") == 0
+    # counted, not searched: a search drops a vector whose chunk is gone (see the next test)
+    after = index.counts()
+    assert after["vectors"] == after["chunks"] == before["chunks"] - 1
+    index.close()
+    with closing(Index.open(tmp_path / "index")) as reopened:  # the saved vector file
+        assert reopened.counts() == after
+        hits = reopened.search("heritage apples orchard Kelso", k=20, mode="dense")
+        assert str(seed_copy / "orchard.md") not in _sources(hits)
+        assert reopened.remove(seed_copy / "orchard.md") == 0
+
+
+def test_a_vector_whose_chunk_is_gone_is_warned_about_counted_and_dropped(
+        tmp_path, seed_copy, caplog, capsys):
+    (seed_copy / "orchard.md").write_text(ORCHARD)
+    Index.build([seed_copy], tmp_path / "index").close()
+    with closing(sqlite3.connect(tmp_path / "index" / "index.sqlite3")) as db, db:
+        db.execute("PRAGMA foreign_keys = ON")  # a removal behind the vector index's back
+        db.execute("DELETE FROM documents WHERE path = ?", (str(seed_copy / "orchard.md"),))
+    assert main(["docs", "--stats", "--index", str(tmp_path / "index")]) == 0
+    assert "vectors (1 stale: with no chunk)" in capsys.readouterr().out
+
+    with closing(Index.open(tmp_path / "index")) as index:
+        chunks = index.counts()["chunks"]
+        hits = index.search("heritage apples orchard Kelso", k=chunks + 1, mode="dense")
+
+        assert len(hits) == chunks
+        assert "1 passage(s) found by the search are not stored" in caplog.text
+        assert index.counts()["stale_vectors"] == 0
+    assert main(["docs", "--stats", "--json", "--index", str(tmp_path / "index")]) == 0
+    assert json.loads(capsys.readouterr().out)["stale_vectors"] == 0  # the repair was saved
 
 
 def test_the_passage_count_behind_word_rarity_follows_the_index(tmp_path, seed_copy):

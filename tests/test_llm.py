@@ -9,6 +9,7 @@ import pytest
 from qa import QAError
 from qa.cli import main
 from qa.llm import LLMConfig
+from qa.response import Pieces, Response
 from tests.helpers import free_port, scripted_llm_server
 
 
@@ -43,6 +44,55 @@ def test_the_answer_streams_and_its_citation_is_checked(llm_index):
     assert citation.n == 1
     assert llm_index.document_text(citation.hit.source)[citation.start:citation.end] == \
         citation.quote
+
+
+def test_a_response_iterated_twice_gives_the_same_pieces_from_one_request(llm_index, server):
+    before = _requests_served(server)
+    response = llm_index.ask_stream("Who has resigned?", mode="llm")
+
+    first, second = list(response), list(response)
+
+    assert len(first) > 3 and second == first
+    assert "".join(first).strip() == response.answer().text
+    assert _requests_served(server) == before + 1  # the second loop replays, asks nothing
+
+
+def test_a_response_stopped_after_its_first_piece_is_finished_by_answer(llm_index):
+    response = llm_index.ask_stream("Who has resigned?", mode="llm")
+
+    first = next(iter(response))  # a caller that has seen enough (a timeout, the first N)
+    answer = response.answer()
+
+    assert response.done and answer.mode == "llm" and answer.notice is None
+    pieces = list(response)
+    assert pieces[0] == first and len(pieces) > 3
+    assert "".join(pieces).strip() == answer.text
+    assert [claim.supported for claim in answer.claims] == [True]
+
+
+def test_a_response_answered_before_it_is_iterated_still_gives_its_pieces(llm_index):
+    response = llm_index.ask_stream("Who has resigned?", mode="llm")
+
+    answer = response.answer()
+
+    assert answer.mode == "llm" and answer.found
+    pieces = list(response)
+    assert len(pieces) > 3 and "".join(pieces).strip() == answer.text
+    assert response.answer() is answer
+
+
+def test_what_the_pipeline_raised_is_raised_again_not_an_empty_answer():
+    def failing() -> Pieces:
+        yield "The first words"
+        raise QAError("the pipeline broke")
+
+    response = Response(failing())
+
+    with pytest.raises(QAError, match="broke"):
+        list(response)
+    with pytest.raises(QAError, match="broke"):
+        response.answer()
+    assert not response.done
 
 
 def test_invented_markers_are_removed_and_counted(llm_index):

@@ -93,6 +93,7 @@ ANY_TEXT = st.one_of(
 )
 
 
+@pytest.mark.heavy
 @settings(max_examples=30, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(text=ANY_TEXT)

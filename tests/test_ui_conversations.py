@@ -1,19 +1,17 @@
 """Kept conversations: a real `qa serve` (restarted on the same port), a real browser, the
-real model; and the store itself, for what one user may see of another's.
+real model; and the store itself, for what one user may see of another's (no server, no
+browser: in the quick loop).
 """
 
 import json
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import ENV, QA, ROOT, free_port, qa_serve
+from tests.helpers import copy_index, free_port, qa_serve
 from tests.test_ui import ask, browser, open_page  # noqa: F401 - browser is a fixture
 from ui.conversations import CONVERSATIONS, ConversationStore, new_id
-
-pytestmark = [pytest.mark.process, pytest.mark.browser]
 
 ANSWER = {"question": "Who?", "answer": "Martinez resigned. [1]", "found": True, "citations": [
     {"n": 1, "source": "/docs/la.txt", "title": "LA news", "text": "Martinez resigned.",
@@ -22,11 +20,8 @@ ANSWER = {"question": "Who?", "answer": "Martinez resigned. [1]", "found": True,
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory) -> Path:
-    index = tmp_path_factory.mktemp("conversations") / "index"
-    subprocess.run([*QA, "--index", str(index), "index", str(ROOT / "seeds")],
-                   check=True, cwd=ROOT, env=ENV, capture_output=True)
-    return index
+def index(tmp_path_factory, seed_index_path) -> Path:
+    return copy_index(seed_index_path, tmp_path_factory.mktemp("conversations") / "index")
 
 
 def listed(page) -> list[str]:
@@ -38,7 +33,13 @@ def reopened(page) -> None:
     page.wait_for_selector("#qa-chat .qa-sources", timeout=30_000)
 
 
-def test_a_conversation_survives_a_reload_and_a_restart(browser, index, tmp_path):  # noqa: F811
+@pytest.mark.process
+@pytest.mark.browser
+def test_a_conversation_survives_a_restart_and_the_list_renames_searches_exports_deletes(
+    browser, index, tmp_path  # noqa: F811
+):
+    """One server restart, then the history list on the restarted server (one start
+    fewer than a server of its own)."""
     port = free_port()
     with qa_serve(index, tmp_path / "serve.log", port=port) as (url, _):
         page = open_page(browser, url)
@@ -63,14 +64,7 @@ def test_a_conversation_survives_a_reload_and_a_restart(browser, index, tmp_path
         reopened(page)
         assert page.locator("#qa-chat .qa-answer").count() == 1
         page.context.close()
-    mode = stat.S_IMODE((index / CONVERSATIONS).stat().st_mode)
-    assert mode == 0o600, oct(mode)
 
-
-def test_history_list_renames_searches_exports_and_deletes_only_once_confirmed(
-    browser, index, tmp_path  # noqa: F811
-):
-    with qa_serve(index, tmp_path / "serve.log") as (url, _):
         page = open_page(browser, url)
         page.locator("#qa-conv-new").click()
         page.wait_for_function("!document.querySelector('#qa-chat .qa-answer')")
@@ -114,6 +108,8 @@ def test_history_list_renames_searches_exports_and_deletes_only_once_confirmed(
         assert listed(page) == ["Who has resigned?"]
         assert page.locator("#qa-chat .qa-answer").count() == 0  # it was the open one
         page.context.close()
+    mode = stat.S_IMODE((index / CONVERSATIONS).stat().st_mode)
+    assert mode == 0o600, oct(mode)
 
 
 def test_no_user_sees_or_changes_another_users_conversations(tmp_path):

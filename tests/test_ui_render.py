@@ -8,6 +8,7 @@ import pytest
 from qa import Citation, Hit
 from ui import render, uploads
 from ui.app import build_app, exposure_warning, history_pairs, plain_text
+from ui.conversations import new_id
 
 DOC = "Intro line.\nThe council met. Martinez and Herrera have since resigned. More text follows."
 PASSAGE_START = DOC.index("The council")
@@ -280,7 +281,9 @@ def test_uploads_are_checked_for_type_size_and_emptiness():
     assert uploads.rejection("a.md", 10, limit) is None
     assert "not supported" in uploads.rejection("a.exe", 10, limit)
     assert "not supported" in uploads.rejection("README", 10, limit)
-    assert "over the 1 MB limit" in uploads.rejection("a.pdf", limit + 1, limit)
+    assert "1.0 MiB is over the 1 MiB limit" in uploads.rejection("a.pdf", limit + 1, limit)
+    assert uploads.rejection("a.pdf", limit, limit) is None
+    assert uploads.limit_bytes(1) == limit  # --max-upload-mb counts mebibytes
     assert "empty" in uploads.rejection("a.txt", 0, limit)
 
 
@@ -308,6 +311,33 @@ def test_history_pairs_take_the_answer_without_its_sources():
 def test_an_answer_arrives_in_one_piece_with_its_sources(chat):
     shown = list(chat.respond("Who has resigned?", [], 5, "extractive"))
     assert len(shown) == 1 and "qa-sources" in shown[0] and "Copy answer" in visible(shown[0])
+
+
+def test_a_follow_up_reads_its_history_from_the_kept_conversation_else_from_the_client(
+        tmp_path):
+    from ui.app import ChatApp
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "watson.txt").write_text("Doctor Watson lives in London. His brother Harry "
+                                     "lives in Paris, above a bakery.")
+    (docs / "ahab.txt").write_text("Captain Ahab sails the Pequod. His brother Tom "
+                                   "lives in Boston, near the harbour.")
+    app = ChatApp(str(tmp_path / "index"), max_upload_mb=5)
+    app.index.add([docs])
+    conversation = new_id()
+    list(app.respond("Who is Doctor Watson?", [], 5, "extractive", conversation))
+    # what a client sends back as the history is its own: here it names someone else
+    sent = [{"role": "user", "content": "Who is Captain Ahab?"},
+            {"role": "assistant", "content": render.answer_html("Captain Ahab sails.")}]
+    follow_up = "Where does his brother live?"
+
+    kept = visible(list(app.respond(follow_up, sent, 5, "extractive", conversation))[-1])
+    api_call = visible(list(app.respond(follow_up, sent, 5, "extractive"))[-1])
+
+    assert "Paris" in kept and "Boston" not in kept  # the turn the store kept: Watson
+    assert "Boston" in api_call and "Paris" not in api_call  # no conversation: as sent
+    app.index.close()
 
 
 def test_plain_text_decodes_escaped_characters():

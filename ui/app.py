@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gradio as gr
 from gradio.components.api_component import Api
@@ -23,11 +23,10 @@ from starlette.middleware import Middleware
 from qa import BackendConfig, DocumentInfo, Index, QAError, Settings
 from qa.conversation import FOLLOW_UP_TURNS
 from qa.documents import canonical
-from qa.index import ANSWER_MODES, MAX_QUESTION_CHARS
+from qa.index import MAX_QUESTION_CHARS, AnswerMode
 from qa.llm import LLMConfig
-from qa.search import check_choice, check_k
 from ui import render, uploads
-from ui.collection_panel import CollectionPanel, scope_of
+from ui.collection_panel import CollectionPanel, asked_within
 from ui.conversation_panel import ConversationPanel
 from ui.conversations import ConversationStore
 from ui.guard import Guard, from_own_page
@@ -42,7 +41,7 @@ PHONE_WIDTH = 768  # below this many pixels the panels start folded
 CACHE_CLEANUP = (3600, 3600)  # Gradio's temporary files go after an hour
 HISTORY_MESSAGES = 2 * FOLLOW_UP_TURNS  # of a client's chat history, the only ones used
 MESSAGE_CHARS = 20_000  # of a history message's HTML read for its text (the answer is first)
-ANSWER_START = '<div class="qa-answer'
+ANSWER_START = '<div class="qa-answer'  # render.answer_html's, in a script's history
 NOT_TEXT = "The question must be text."
 HERE = Path(__file__).parent
 CSS_PATH = HERE / "style.css"
@@ -71,10 +70,10 @@ class ChatApp:
     ) -> None:
         self.index_dir = canonical(index_dir)  # as indexing stores paths: uploads match
         self.uploads_dir = self.index_dir / UPLOADS
-        self.max_bytes = max_upload_mb * 1_000_000
+        self.max_bytes = uploads.limit_bytes(max_upload_mb)
         self.allowed_hosts = frozenset(name.lower() for name in allowed_hosts)  # see guard.py
-        self.index = Index.create(self.index_dir, Settings(max_file_mb=max_upload_mb), backend,
-                                  llm)
+        settings = Settings(max_file_mb=self.max_bytes / 1e6)  # qa counts megabytes, 10^6 bytes
+        self.index = Index.create(self.index_dir, settings, backend, llm)
         self.index.warm_up()  # the first question should not wait for the model to load
         self.history = ConversationPanel(ConversationStore(self.index_dir), self.from_this_page)
         self.collections = CollectionPanel(self.index, self.from_this_page, self.label)
@@ -91,20 +90,21 @@ class ChatApp:
     ) -> Iterator[str]:
         """Chat handler: the answer (an LLM's as it is written), then its checks and Sources,
         from within the collections and documents chosen (none: all); the turn is kept in
-        the page's conversation."""
+        the page's conversation, and the turns kept before it are what a follow-up refers
+        to (a script in no conversation sends its own `history`)."""
         if not isinstance(message, str):
             yield render.answer_html(NOT_TEXT, found=False)
             return
         if not message.strip():
             yield render.answer_html("Type a question about your documents.", found=False)
             return
-        written, earlier = "", history_pairs(history)
+        written, position = "", turns_before(history)
+        earlier = self.history.earlier(conversation, request, position)
         try:
-            scope = scope_of(self.index, collections, documents)
-            response = self.index.ask_stream(
-                message, history=earlier, k=check_k(k),
-                mode=check_choice("answer mode", mode, ANSWER_MODES), within=scope.within,
-                collections=scope.collections)
+            response = self.index.ask_stream(  # k, mode and the scope: the library checks them
+                message, history=history_pairs(history) if earlier is None else earlier,
+                k=cast(int, k), mode=cast(AnswerMode, mode), within=documents or None,
+                collections=collections)
             for piece in response:  # an LLM's answer, as it is written
                 written += piece
                 yield render.answer_html(written)
@@ -115,10 +115,9 @@ class ChatApp:
             yield render.answer_html(sentence(str(error)), found=False)
             return
         shown = (render.answer_html(answer.text, answer.found)
-                 + render.scope_html(scope.describe()) + render.checks_html(answer)
-                 + render.COPY_BUTTON + sources)
-        self.history.keep(conversation, request, turns_before(history), message, shown,
-                          answer.to_dict())
+                 + render.scope_html(asked_within(collections, documents).describe())
+                 + render.checks_html(answer) + render.COPY_BUTTON + sources)
+        self.history.keep(conversation, request, position, message, shown, answer.to_dict())
         yield shown
 
     def ask(
@@ -138,10 +137,8 @@ class ChatApp:
             {question, answer, found, citations: [{n, source, title, text, quote, start, end, page, score, similarity}]}
         """  # noqa: E501 - one line per parameter, as the API page reads them
         with user_errors("ask"):
-            mode = check_choice("answer mode", mode, ANSWER_MODES)
-            scope = scope_of(self.index, collections, documents)
-            return self.index.ask(text_only(question), k=k, mode=mode, within=scope.within,
-                                  collections=scope.collections).to_dict()
+            return self.index.ask(text_only(question), k=k, mode=cast(AnswerMode, mode),
+                                  within=documents or None, collections=collections).to_dict()
 
     def search(
         self, query: str, k: int = 5, collections: list[str] | None = None,
@@ -159,9 +156,8 @@ class ChatApp:
             [{rank, source, title, text, start, end, page, score, similarity, chunk_id}]
         """  # noqa: E501 - one line per parameter, as the API page reads them
         with user_errors("search"):
-            scope = scope_of(self.index, collections, documents)
-            hits = self.index.search(text_only(query), k=k, within=scope.within,
-                                     collections=scope.collections)
+            hits = self.index.search(text_only(query), k=k, within=documents or None,
+                                     collections=collections)
             return [hit.to_dict() for hit in hits]
 
     # -- documents -------------------------------------------------------------
@@ -366,8 +362,9 @@ def turns_before(history: Any) -> int:
 
 def history_pairs(history: Any) -> list[tuple[str, str]]:
     """The chat messages (OpenAI style) a follow-up can refer to, as (question, answer)
-    pairs for Index.ask. The history comes from the client: it is cut to its last
-    messages, and each to its first MESSAGE_CHARS, before any of its text is read."""
+    pairs for Index.ask, for a script that calls the chat with its own history (the page's
+    follow-ups read the kept conversation: `ConversationPanel.earlier`). It is cut to its
+    last messages, and each to its first MESSAGE_CHARS, before any of its text is read."""
     recent = history[-HISTORY_MESSAGES:] if isinstance(history, list) else []
     pairs: list[tuple[str, str]] = []
     question = None
@@ -437,7 +434,7 @@ def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict
                         elem_id="qa-upload", height=110)
         gr.HTML(
             f'<div class="qa-hint">Add {", ".join(e.lstrip(".") for e in uploads.SUPPORTED)} '
-            f"files, up to {max_upload_mb} MB each. They can be asked about as soon as they are "
+            f"files, up to {max_upload_mb} MiB each. They can be asked about as soon as they are "
             "indexed.</div>"
         )
         into = app.collections.upload_choice()
@@ -537,7 +534,8 @@ def serve(
     if warning:
         print(warning, file=sys.stderr)
     app = build_app(index_dir, max_upload_mb, llm, backend, allowed_hosts)
-    guard = Middleware(Guard, allowed_hosts=allowed_hosts, max_file_bytes=max_upload_mb * 2**20,
+    max_bytes = uploads.limit_bytes(max_upload_mb)
+    guard = Middleware(Guard, allowed_hosts=allowed_hosts, max_file_bytes=max_bytes,
                        upload_folder=Path(get_upload_folder()))
     demo = app.queue(default_concurrency_limit=CONCURRENCY)
     _, url, _ = demo.launch(
@@ -547,7 +545,7 @@ def serve(
         server_name=host,
         server_port=port,
         auth=auth,
-        max_file_size=f"{max_upload_mb}mb",
+        max_file_size=max_bytes,
         show_error=True,
         css_paths=[CSS_PATH],
         js=(HERE / "page.js").read_text(),

@@ -22,7 +22,8 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
     serve.add_argument("--auth", default=os.environ.get("QA_AUTH"), metavar="USER:PASS",
                        help="require this login (default: $QA_AUTH)")
     serve.add_argument("--max-upload-mb", type=int, default=50,
-                       help="largest file accepted for upload (default: %(default)s)")
+                       help="largest file accepted for upload, in MiB (2^20 bytes, as the "
+                            "browser shows it; default: %(default)s)")
     serve.add_argument("--allowed-hosts", type=host_names, default=(), metavar="NAME,…",
                        help="host names the server is reached by, besides IP addresses and "
                             "localhost, e.g. behind a proxy (default: none)")

@@ -3,9 +3,10 @@
 Owned here: the Collections fold (the list, with rename and delete; create; put documents
 in a collection or take them out), the choice of a collection beside the upload, the
 "Ask within" fold over the chat (collections and documents; none chosen: every document),
-and `Scope`, which turns the collections and documents a page or a script names into what
-`Index.ask` and `Index.search` take. Changes answer only the app's own page (the
-`allowed` check the app gives); names are user text, escaped wherever they are shown.
+and `Scope`, the collections and documents a question is asked within, as the page shows
+them (the library checks them: `Index.ask`, `Index.search`). Changes answer only the
+app's own page (the `allowed` check the app gives); names are user text, escaped
+wherever they are shown.
 """
 
 from collections.abc import Callable, Sequence
@@ -21,7 +22,6 @@ from ui import render
 JS = (Path(__file__).parent / "collections.js").read_text()
 NO_COLLECTION = ("No collection", "")
 EVERYTHING = "Ask within: all documents"
-MAX_NAMES = 1000  # collections, or documents, one question may name
 CHOICE_TITLE = 40  # characters of a document's title shown in a choice of documents
 REFUSED = ("Refused: collections can only be changed from this app's own page (the request "
            "did not come from it).")
@@ -61,39 +61,16 @@ class Scope:
         return f"Ask within: {shown}"
 
 
-def scope_of(index: Index, collections: Any, documents: Any) -> Scope:
-    """The scope a page or a script asks for: collections by name (the library refuses a
-    name that is none), documents by indexed path or file name; QAError if one is not."""
-    names = _names("collections", collections)
-    given = _names("documents", documents)
-    indexed = [d.path for d in index.documents()] if given else []
-    paths = [_document(indexed, name) for name in given]
-    return Scope(tuple(dict.fromkeys(names)), tuple(dict.fromkeys(paths)))
+def asked_within(collections: Any, documents: Any) -> Scope:
+    """The scope a question was asked within, as the page shows it: the names given, which
+    the library has checked (`Index.ask`, `Index.search`) by the time this is shown."""
+    return Scope(tuple(dict.fromkeys(_listed(collections))),
+                 tuple(dict.fromkeys(_listed(documents))))
 
 
-def _names(what: str, value: Any) -> list[str]:
-    """A list of names sent by a script or the page (one name alone is a list of one)."""
-    if value is None:
-        return []
-    values = [value] if isinstance(value, str) else value
-    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-        raise QAError(f"{what} must be a list of names")
-    if len(values) > MAX_NAMES:
-        raise QAError(f"{len(values):,} {what} are named; the limit is {MAX_NAMES:,}")
-    return [v for v in values if v.strip()]
-
-
-def _document(indexed: Sequence[str], given: str) -> str:
-    """The indexed document at path `given`, or the one whose file name is `given`."""
-    if given in indexed:
-        return given
-    named = [path for path in indexed if Path(path).name == given]
-    if len(named) == 1:
-        return named[0]
-    if named:
-        raise QAError(f"{len(named)} documents are named {given!r}: give the path of the "
-                      "one you mean")
-    raise QAError(f"no indexed document is at or named {given!r}")
+def _listed(names: Any) -> list[str]:
+    """Names as a page or a script sends them: a list, or one alone."""
+    return [names] if isinstance(names, str) else [n for n in names or () if n.strip()]
 
 
 class CollectionPanel:
@@ -182,7 +159,7 @@ class CollectionPanel:
         event.then(self.refresh, self._values(), self._shown(), **PRIVATE)
 
     def relabel(self, collections: Any, documents: Any) -> Any:
-        return gr.update(label=Scope(tuple(collections or ()), tuple(documents or ())).label())
+        return gr.update(label=asked_within(collections, documents).label())
 
     def refresh(self, into: Any, members: Any, target: Any, collections: Any, documents: Any,
                 *, renamed: tuple[str, str] | None = None) -> tuple:

@@ -13,6 +13,7 @@ from typing import Any
 
 import gradio as gr
 
+from qa.conversation import FOLLOW_UP_TURNS
 from ui import render
 from ui.conversations import ConversationStore, as_json, as_markdown, is_id, new_id
 
@@ -67,6 +68,17 @@ class ConversationPanel:
         if is_id(conversation) and self.allowed(request):
             self.store.add_turn(user_of(request), conversation, position, question, shown,
                                 answer)
+
+    def earlier(self, conversation: str, request: gr.Request | None,
+                position: int) -> list[tuple[str, str]] | None:
+        """The kept turns before turn `position` of the page's conversation, as the
+        (question, answer) pairs a follow-up may refer to; None if the page is in no kept
+        conversation (an API call, which sends its own history)."""
+        if not (is_id(conversation) and self.allowed(request)):
+            return None
+        turns = self.store.turns(user_of(request), conversation)[:position]
+        return [(turn.question, turn.answer.get("answer", ""))
+                for turn in turns[-FOLLOW_UP_TURNS:]]
 
     def wire(self, demo: gr.Blocks, chat: gr.ChatInterface) -> None:
         """The panel's events, and the chat's: reopen on load, new on Clear, list refreshed

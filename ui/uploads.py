@@ -15,6 +15,7 @@ UPLOADS = "uploads"  # the folder, inside the index folder, that holds uploaded 
 SUPPORTED = tuple(sorted(SUPPORTED_EXTENSIONS))
 
 MAX_NAME = 120
+MIB = 2**20  # uploads are limited in mebibytes (`qa serve --max-upload-mb`), as Gradio counts
 PARTIAL = ".partial-"  # an upload being copied in; no stored name starts with a dot
 
 
@@ -33,6 +34,11 @@ def safe_name(name: str, copy: int = 1) -> str:
     return f"{stem}.{ext}" if ext else stem
 
 
+def limit_bytes(max_upload_mb: float) -> int:
+    """The largest upload, in bytes: `max_upload_mb` mebibytes (2^20 bytes each)."""
+    return int(max_upload_mb * MIB)
+
+
 def rejection(name: str, size: int, max_bytes: int) -> str | None:
     """Why an upload is refused, or None if it is acceptable."""
     ext = Path(name).suffix.lower()
@@ -40,7 +46,7 @@ def rejection(name: str, size: int, max_bytes: int) -> str | None:
         kind = f"“{ext}” files" if ext else "files without an extension"
         return f"{kind} are not supported (use {', '.join(SUPPORTED)})"
     if size > max_bytes:
-        return f"{size / 1e6:.1f} MB is over the {max_bytes / 1e6:.0f} MB limit"
+        return f"{size / MIB:.1f} MiB is over the {max_bytes / MIB:.0f} MiB limit"
     if size == 0:
         return "the file is empty"
     return None

@@ -112,6 +112,15 @@ class Backend(Protocol):
     ) -> list[list[int]]:
         """Per query, the ids of the `k` best BM25 matches of any of its (stemmed) words."""
 
+    def vector_count(self) -> int:
+        """How many chunk vectors the dense search holds: one per chunk, unless some are
+        stale (left by a removal that did not reach them)."""
+
+    def forget_missing(self, ids: Sequence[int]) -> None:
+        """Repair what a search found stale: of `ids`, found by a search but with no chunk,
+        drop those that still have none from what the searches read (a no-op where a
+        chunk and its vector go together)."""
+
     def flush(self) -> None:
         """Make the writes so far durable and quick to reopen (at the end of a run)."""
 

@@ -289,6 +289,19 @@ class MilvusBackend:
             )
         return [[hit["id"] for hit in hits] for hits in results]
 
+    def vector_count(self) -> int:
+        """The chunk rows, every version's: a chunk's vector is in its row."""
+        if not self._has_vectors():
+            return 0
+        with self._errors():
+            rows = self._client.query(self._names["chunks"], filter="",
+                                      output_fields=["count(*)"])
+        return int(rows[0]["count(*)"])
+
+    def forget_missing(self, ids: Sequence[int]) -> None:
+        """Nothing to repair: a chunk's vector is in its row. An id with no current chunk is
+        of an old version, or of a write under way, which the next writer cleans up."""
+
     def _versions(self, paths: Sequence[str]) -> dict[str, str]:
         """The current version of each indexed document among `paths`."""
         if not paths:

@@ -130,6 +130,22 @@ class SQLiteBackend:
         only = None if within is None else store.chunk_ids(within)
         return [keywords.search(query, k, only) for query in queries]
 
+    def vector_count(self) -> int:
+        return len(self.vectors())
+
+    def forget_missing(self, ids: Sequence[int]) -> None:
+        """Drop `ids` from the vector index (chunk ids are never given twice, so an id with
+        no chunk never gets one), and save it for readers, who then load it repaired. An
+        id removed since the search ran is gone already: that changes nothing."""
+        with self._lock:
+            vectors, store = self.vectors(), self._store
+            before = len(vectors)
+            vectors.remove(ids)
+            if len(vectors) < before:
+                log.warning("dropped %d stale vector(s) with no chunk from the vector index in "
+                            "%s", before - len(vectors), self.folder)
+                self._save_for_readers(vectors, store, self._vectors_of)
+
     def store(self) -> Store:
         """The database now in the folder: reopened if a rebuild swapped the folder."""
         try:
