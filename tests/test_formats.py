@@ -16,9 +16,11 @@ import openpyxl
 import pytest
 
 from qa import Index
-from qa.documents import LoadError, load
+from qa.documents import FORMATS, SUPPORTED_EXTENSIONS, LoadError, load
+from qa.loaders.base import Reading, TextBudget
 from tests import test_hostile_uploads
-from tests.helpers import zip_of
+from tests.helpers import ROOT, zip_of
+from ui import uploads
 from ui.render import escape, sources_html
 
 SCAN_LINE = "The boiler room key is kept in drawer seven."
@@ -310,7 +312,8 @@ def test_a_500_page_scan_is_read_only_to_the_page_limit(caplog):
             rendered.append(n)
             yield Image.new("RGB", (850, 1100), "white")  # blank: no model needed
 
-    texts = ocr.read_pages(pages(), 500)
+    reading = Reading(TextBudget(10_000), True, lambda *_: ("", "", ()), ocr.MAX_PAGES)
+    texts = ocr.read_pages(pages(), 500, reading)
 
     assert len(texts) == len(rendered) == ocr.MAX_PAGES
     assert f"OCR reads {ocr.MAX_PAGES} of the 500 pages without text" in caplog.text
@@ -359,5 +362,17 @@ def test_a_mailbox_gives_a_page_per_message(tmp_path, caplog):
     assert [page for _, _, page in document.sections()] == [1, 2]
     second = document.text[document.page_starts[1]:]
     assert second == "Subject: Lunch\nFrom: bob@example.org\n\nLunch is at noon in the yard."
-    assert ("attachment blob.bin of the e-mail 'Chimney sweep visit' skipped: not a supported "
-            "type") in caplog.text
+    assert ("attachment blob.bin of the e-mail 'Chimney sweep visit' skipped: unsupported file "
+            "type '.bin'") in caplog.text
+
+
+def test_the_formats_table_in_the_docs_lists_exactly_the_registry():
+    """docs/formats.md's table and the web chat's upload picker name each registered
+    extension, and no other."""
+    table = (ROOT / "docs" / "formats.md").read_text().partition("## Supported formats")[2]
+    documented = re.findall(r"`(\.\w+)`", "\n".join(
+        line.split(" | ")[0] for line in table.splitlines() if line.startswith("| `.")))
+    registered = [e for f in FORMATS for e in f.extensions]
+    assert sorted(documented) == sorted(registered)
+    assert len(set(registered)) == len(registered)  # no extension registered twice
+    assert set(uploads.SUPPORTED) == SUPPORTED_EXTENSIONS == set(registered)

@@ -22,7 +22,7 @@ from starlette.middleware import Middleware
 
 from qa import BackendConfig, DocumentInfo, Index, QAError, Settings
 from qa.conversation import FOLLOW_UP_TURNS
-from qa.documents import canonical
+from qa.files import canonical
 from qa.index import ANSWER_MODES, MAX_QUESTION_CHARS
 from qa.llm import LLMConfig
 from qa.search import check_choice, check_k

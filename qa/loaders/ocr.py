@@ -19,7 +19,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from qa.errors import LoadError
-from qa.loaders import join_pages
+from qa.loaders.base import Loaded, Reading, join_pages
 
 log = logging.getLogger(__name__)
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
@@ -30,19 +30,19 @@ MAX_SIDE = 2500  # ... but no side longer than this many pixels (a poster, a map
 OCR_OFF = "images and scanned pages are read by OCR, which is turned off (--no-ocr)"
 
 
-def load_image(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
+def load_image(data: bytes, reading: Reading) -> Loaded:
     """An image's text; each frame of a multi-page TIFF is a page."""
-    if not use_ocr:
+    if not reading.use_ocr:
         raise LoadError(OCR_OFF)
     image = _open_image(data)
-    pages = read_pages(_frames(image), getattr(image, "n_frames", 1))
+    pages = read_pages(_frames(image), getattr(image, "n_frames", 1), reading)
     if len(pages) == 1:
         return "", pages[0], ()
     text, starts = join_pages(pages)
     return "", text, starts
 
 
-def read_blank_pages(data: bytes, pages: list[str]) -> list[str]:
+def read_blank_pages(data: bytes, pages: list[str], reading: Reading) -> list[str]:
     """The PDF's page texts, those without text (scans) read by OCR from the rendered page;
     a PDF that pypdf reads but PDFium cannot open keeps the text it has (logged)."""
     blank = [n for n, page in enumerate(pages) if not page.strip()]
@@ -56,25 +56,28 @@ def read_blank_pages(data: bytes, pages: list[str]) -> list[str]:
         log.warning("OCR skipped: PDFium cannot open this PDF (%s)", error)
         return pages
     try:
-        read = dict(zip(blank, read_pages((_render(document[n]) for n in blank), len(blank)),
-                        strict=False))
+        images = (_render(document[n]) for n in blank)
+        read = dict(zip(blank, read_pages(images, len(blank), reading), strict=False))
     finally:
         document.close()
     return [read.get(n, page) for n, page in enumerate(pages)]
 
 
-def read_pages(images: Iterable, count: int) -> list[str]:
-    """The text of each image (PIL images, possibly a lazy iterable), at most MAX_PAGES,
-    with a progress bar when there are several."""
-    if count > MAX_PAGES:
-        log.warning("OCR reads %d of the %d pages without text in this file (MAX_PAGES)",
-                    MAX_PAGES, count)
-    bar = tqdm(total=min(count, MAX_PAGES), desc="OCR", unit="page", leave=False,
-               disable=count < 2)
+def read_pages(images: Iterable, count: int, reading: Reading) -> list[str]:
+    """The text of each of `count` images (PIL images, possibly a lazy iterable), as many
+    as the file's OCR pages left (`Reading.ocr_pages`, MAX_PAGES for a file and all its
+    attachments together), with a progress bar when there are several; the text read is
+    charged to the file's text budget."""
+    allowed = min(count, reading.ocr_pages)
+    if count > allowed:
+        log.warning("OCR reads %d of the %d pages without text in this file (MAX_PAGES, %d "
+                    "for a file and its attachments together)", allowed, count, MAX_PAGES)
+    bar = tqdm(total=allowed, desc="OCR", unit="page", leave=False, disable=count < 2)
     texts = []
     with bar:
-        for _, image in zip(range(MAX_PAGES), images, strict=False):  # no page past it
-            texts.append(_read(image))
+        for _, image in zip(range(allowed), images, strict=False):  # no page past it
+            reading.ocr_pages -= 1
+            texts.append(reading.budget.add(_read(image)))
             bar.update()
     return texts
 
