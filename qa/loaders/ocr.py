@@ -13,6 +13,7 @@ logged line saying so). `qa index --no-ocr` (Settings.ocr) turns it off.
 import functools
 import io
 import logging
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -93,10 +94,12 @@ def _open_image(data: bytes):
                         "says)") from error
     except OSError as error:  # damaged: "Truncated File Read"
         raise LoadError(f"not a readable image: {error}") from error
-    except Image.DecompressionBombError as error:
-        over = 2 * (Image.MAX_IMAGE_PIXELS or 0)  # PIL's own decompression-bomb limit
-        raise LoadError(f"the image is too large to read: over {over / 1e6:.0f} megapixels; "
-                        f"the limit is {MAX_PIXELS / 1e6:.0f} megapixels") from error
+    except Image.DecompressionBombError as error:  # refused by PIL from the header alone
+        pixels = re.search(r"\((\d+) pixels\)", str(error))  # "Image size (N pixels) ..."
+        size = (f"{int(pixels.group(1)) / 1e6:,.0f} megapixels" if pixels
+                else "over Pillow's decompression-bomb limit")
+        raise LoadError(f"the image is too large to read: {size}; the limit is "
+                        f"{MAX_PIXELS / 1e6:.0f} megapixels") from error
 
 
 def _frames(image) -> Iterator:
