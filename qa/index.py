@@ -24,9 +24,9 @@ from qa.backends import (
     open_backend,
 )
 from qa.collections import Collections, check_name
-from qa.documents import canonical
 from qa.embedding import Embedder, load_embedder
 from qa.errors import QAError
+from qa.files import canonical
 from qa.ingest import Report
 from qa.llm import LLMConfig
 from qa.locking import write_lock

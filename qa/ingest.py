@@ -30,17 +30,9 @@ from tqdm import tqdm
 
 from qa.backends import Backend, FileState
 from qa.chunking import Chunk, chunk_document
-from qa.documents import (
-    Document,
-    LoadError,
-    canonical,
-    find_files,
-    is_supported,
-    is_within,
-    load,
-    open_regular,
-)
+from qa.documents import Document, LoadError, is_supported, load
 from qa.embedding import Embedder, threads_shared
+from qa.files import canonical, find_files, is_within, open_regular
 from qa.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -120,7 +112,7 @@ class Report:
 
 def find(paths: list[Path]) -> Iterator[tuple[Path, bool] | Outcome]:
     """The files under `paths`, each with whether it was named itself; an Outcome for
-    each one passed over (see `qa.documents.find_files`)."""
+    each one passed over (see `qa.files.find_files`)."""
     for found in find_files(paths):
         if found.skip:
             yield Outcome(str(found.path), "skipped", found.skip)

@@ -8,7 +8,10 @@ writes it through `table_lines`, so a row reads the same whatever file it came f
 `row_fields` reads such a line back, for showing a quoted row as a small table.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import chain
+
+from qa.loaders.base import TextBudget
 
 MAX_NAME = 40  # characters of a column name that `row_fields` reads back
 _SPACE = str.maketrans({"\n": " ", "\r": " ", "\t": " ", "\u00a0": " "})
@@ -19,29 +22,40 @@ def cell_text(cell: object) -> str:
     return " ".join(str(cell if cell is not None else "").translate(_SPACE).split())
 
 
-def table_lines(header: Sequence[object], rows: Sequence[Sequence[object]],
-                caption: str = "") -> list[str]:
+def table_lines(header: Sequence[object], rows: Iterable[Sequence[object]],
+                caption: str = "", *, budget: TextBudget) -> list[str]:
     """One line per row: "Caption: Team: Design; Floor: 4." with empty cells left out.
 
     header: the column names (may be empty, or shorter than a row: such cells go unnamed).
+    rows: the rows under it, read one at a time (a repeated row may be given many times).
     caption: the table's caption or the heading before it; it opens every row, so a row
         found alone still says which table it belongs to.
+    budget: the file's text budget, charged for each cell's name and value and each
+        row's caption as the line is made, and a character for each row, even one that
+        says nothing (so a row repeated a billion times cannot run on uncharged).
     Rows with no text are skipped; a cell that repeats its column name says nothing more.
     A table of one row (a header with no rows under it) keeps that row, unnamed.
     """
-    if not rows:
-        header, rows = [], [header]
+    rows = iter(rows)
+    first = next(rows, None)
+    if first is None:
+        header, rows = [], iter([header])
+    else:
+        rows = chain([first], rows)
     names = [cell_text(name) for name in header]
     lead = f"{cell_text(caption).rstrip(':.')}: " if cell_text(caption) else ""
     lines = []
     for row in rows:
+        budget.charge(1)
         parts = []
         for i, cell in enumerate(row):
             value = cell_text(cell)
             name = names[i] if i < len(names) else ""
             if value and value != name:
+                budget.charge(len(name) + 2 + len(value))
                 parts.append(f"{name}: {value}" if name else value)
         if parts:
+            budget.charge(len(lead))
             line = lead + "; ".join(parts)
             lines.append(line if line.endswith((".", "!", "?")) else line + ".")
     return lines

@@ -8,7 +8,9 @@ one slow step: a single small picture). Bad files of the zip formats end in one 
 
 import io
 import re
+import struct
 import zipfile
+import zlib
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -16,9 +18,11 @@ import openpyxl
 import pytest
 
 from qa import Index
-from qa.documents import LoadError, load
+from qa.documents import FORMATS, SUPPORTED_EXTENSIONS, LoadError, load
+from qa.loaders.base import Reading, TextBudget
 from tests import test_hostile_uploads
-from tests.helpers import zip_of
+from tests.helpers import ROOT, zip_of
+from ui import uploads
 from ui.render import escape, sources_html
 
 SCAN_LINE = "The boiler room key is kept in drawer seven."
@@ -215,13 +219,26 @@ def test_a_zip_bomb_is_refused_before_it_is_unpacked(name):
         load(Path(name), bomb)
 
 
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that is only its header, claiming `width` × `height` pixels (issue 26: a
+    2,500-megapixel one was reported as "over 179 megapixels")."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (struct.pack(">I", len(body)) + kind + body
+                + struct.pack(">I", zlib.crc32(kind + body)))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IEND", b"")
+
+
 @pytest.mark.parametrize(("name", "data", "reason"), [
     ("secret.xlsx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 600,
      "password-protected .xlsx file"),
     ("cut.pptx", _pptx()[:3000], "not a valid .pptx file: File is not a zip file"),
     ("cut.epub", _epub()[:800], "not a valid .epub file"),
     ("note.rtf", b"just text", "not an RTF file"),
-    ("huge.png", (20_000, 20_000), "^the image is too large to read: over 179 megapixels; "
+    ("huge.png", (20_000, 20_000), "^the image is too large to read: 400 megapixels; "
+                                   "the limit is 50 megapixels$"),
+    ("vast.png", _png_header(50_000, 50_000), "^the image is too large to read: 2,500 megapixels; "
                                    "the limit is 50 megapixels$"),
     ("large.png", (9_000, 6_000), "^the image is 9,000 × 6,000 pixels \\(54 megapixels\\); "
                                   "the limit is 50 megapixels$"),
@@ -311,7 +328,8 @@ def test_a_500_page_scan_is_read_only_to_the_page_limit(caplog):
             rendered.append(n)
             yield Image.new("RGB", (850, 1100), "white")  # blank: no model needed
 
-    texts = ocr.read_pages(pages(), 500)
+    reading = Reading(TextBudget(10_000), True, lambda *_: ("", "", ()), ocr.MAX_PAGES)
+    texts = ocr.read_pages(pages(), 500, reading)
 
     assert len(texts) == len(rendered) == ocr.MAX_PAGES
     assert f"OCR reads {ocr.MAX_PAGES} of the 500 pages without text" in caplog.text
@@ -360,5 +378,41 @@ def test_a_mailbox_gives_a_page_per_message(tmp_path, caplog):
     assert [page for _, _, page in document.sections()] == [1, 2]
     second = document.text[document.page_starts[1]:]
     assert second == "Subject: Lunch\nFrom: bob@example.org\n\nLunch is at noon in the yard."
-    assert ("attachment blob.bin of the e-mail 'Chimney sweep visit' skipped: not a supported "
-            "type") in caplog.text
+    assert ("attachment blob.bin of the e-mail 'Chimney sweep visit' skipped: unsupported file "
+            "type '.bin'") in caplog.text
+
+
+def test_the_formats_table_in_the_docs_lists_exactly_the_registry():
+    """docs/formats.md's table and the web chat's upload picker name each registered
+    extension, and no other."""
+    table = (ROOT / "docs" / "formats.md").read_text().partition("## Supported formats")[2]
+    documented = re.findall(r"`(\.\w+)`", "\n".join(
+        line.split(" | ")[0] for line in table.splitlines() if line.startswith("| `.")))
+    registered = [e for f in FORMATS for e in f.extensions]
+    assert sorted(documented) == sorted(registered)
+    assert len(set(registered)) == len(registered)  # no extension registered twice
+    assert set(uploads.SUPPORTED) == SUPPORTED_EXTENSIONS == set(registered)
+
+
+def test_the_ocr_page_limit_holds_for_a_file_and_its_attachments_together(caplog):
+    """Issue 26, item 6: an e-mail with two 60-page scans (blank, so no model is needed)
+    sends 100 pages to OCR in all, not 120: the second scan gets the 40 left."""
+    from fpdf import FPDF
+
+    scan = FPDF()
+    for _ in range(60):
+        scan.add_page()  # no text layer: each page goes to OCR
+    message = EmailMessage()
+    message["Subject"] = "Two scans"
+    message.set_content("Both scans are attached.")
+    for name in ("first.pdf", "second.pdf"):
+        message.add_attachment(bytes(scan.output()), maintype="application", subtype="pdf",
+                               filename=name)
+
+    with caplog.at_level("WARNING"):
+        document = load(Path("scans.eml"), bytes(message))
+
+    assert document.text.startswith("Subject: Two scans")
+    assert [r.getMessage() for r in caplog.records if r.getMessage().startswith("OCR reads")] == [
+        "OCR reads 40 of the 60 pages without text in this file (MAX_PAGES, 100 for a file and "
+        "its attachments together)"]

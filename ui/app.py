@@ -22,7 +22,7 @@ from starlette.middleware import Middleware
 
 from qa import BackendConfig, DocumentInfo, Index, QAError, Settings
 from qa.conversation import FOLLOW_UP_TURNS
-from qa.documents import canonical
+from qa.files import canonical
 from qa.index import MAX_QUESTION_CHARS, AnswerMode
 from qa.llm import LLMConfig
 from ui import render, uploads
@@ -78,6 +78,9 @@ class ChatApp:
         self.history = ConversationPanel(ConversationStore(self.index_dir), self.from_this_page)
         self.collections = CollectionPanel(self.index, self.from_this_page, self.label)
         self.model = ModelPanel(self.index, llm, self.from_this_page)
+        for path in uploads.interrupted(self.uploads_dir):  # it may have stopped qa serve
+            print(f"qa serve: {path.name} was being indexed when qa serve stopped: set aside "
+                  f"in {uploads.set_aside(path).parent}, not indexed again", file=sys.stderr)
         for _, note in self.index_files([]):  # uploads a crash or a busy index left behind
             print(f"qa serve: {note}", file=sys.stderr)
 
@@ -241,15 +244,16 @@ class ChatApp:
         collection: str | None = None,
     ) -> list[tuple[bool, str]]:
         """Index stored uploads (into `collection`, if given), and any left unindexed (by a
-        crash, or a busy index); one outcome line per file (unreadable ones are deleted:
-        they were never indexed)."""
+        crash, or a busy index); one outcome line per file (unreadable ones are set aside,
+        so that they are not read again)."""
         indexed = {d.path for d in self.index.documents()}
         paths = list(dict.fromkeys([*paths, *uploads.unindexed(self.uploads_dir, indexed)]))
         if not paths:
             return []
         try:
-            report = self.index.add([str(p) for p in paths], progress=progress,
-                                    collection=collection)
+            with uploads.indexing(paths, self.uploads_dir):
+                report = self.index.add([str(p) for p in paths], progress=progress,
+                                        collection=collection)
         except QAError as error:
             names = ", ".join(path.name for path in paths)
             return [(False, f"{names}: stored, not indexed yet: {sentence(str(error))} "
@@ -260,7 +264,9 @@ class ChatApp:
         notes = []
         for path in paths:
             if str(path) in failed:
-                path.unlink(missing_ok=True)
+                aside = uploads.set_aside(path)
+                print(f"qa serve: {path.name} could not be indexed: set aside in {aside.parent}, "
+                      "not indexed again", file=sys.stderr)
                 notes.append((False, f"{path.name} could not be read: {failed[str(path)]}."))
             else:
                 count = chunks.get(str(path), 0)

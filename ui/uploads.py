@@ -1,4 +1,11 @@
-"""Checking and storing uploaded files inside the index folder, never one over another."""
+"""Checking and storing uploaded files inside the index folder, never one over another.
+
+An upload that cannot be indexed is set aside in the `failed` folder inside the uploads
+folder, where no start of `qa serve` looks for uploads left unindexed; so is one that was
+being indexed when `qa serve` stopped (a marker file names the uploads being indexed
+until their indexing ends), so that a file that brings the server down is not read
+again at each start.
+"""
 
 import contextlib
 import filecmp
@@ -6,12 +13,14 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 from qa.documents import SUPPORTED_EXTENSIONS, is_supported
 
 UPLOADS = "uploads"  # the folder, inside the index folder, that holds uploaded files
+FAILED = "failed"  # the folder, inside the uploads folder, of uploads set aside
+INDEXING = ".indexing-"  # a marker naming uploads being indexed, a line each
 SUPPORTED = tuple(sorted(SUPPORTED_EXTENSIONS))
 
 MAX_NAME = 120
@@ -93,6 +102,47 @@ def unindexed(folder: Path, indexed: Collection[str]) -> list[Path]:
         if path.is_file() and not path.name.startswith(".")
         and is_supported(path) and str(path) not in indexed
     )
+
+
+def set_aside(path: Path) -> Path:
+    """Move an upload that could not be indexed into the `failed` folder beside it, never
+    over another file there: where it is now."""
+    failed = path.parent / FAILED
+    failed.mkdir(mode=0o700, exist_ok=True)
+    number = 0
+    while True:
+        number += 1
+        target = failed / safe_name(path.name, number)
+        try:
+            os.link(path, target)
+        except FileExistsError:
+            continue
+        path.unlink()
+        return target
+
+
+@contextlib.contextmanager
+def indexing(paths: Collection[Path], folder: Path) -> Iterator[None]:
+    """While the uploads `paths` are indexed, a marker in `folder` names them; a marker
+    left behind names what was being indexed when `qa serve` stopped (`interrupted`)."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    descriptor, marker = tempfile.mkstemp(dir=folder, prefix=INDEXING)
+    with os.fdopen(descriptor, "w") as file:
+        file.write("".join(f"{path.name}\n" for path in paths))
+    try:
+        yield
+    finally:
+        os.unlink(marker)
+
+
+def interrupted(folder: Path) -> list[Path]:
+    """The uploads that were being indexed when `qa serve` stopped, their markers removed."""
+    found = []
+    for marker in sorted(folder.glob(INDEXING + "*")):
+        found += [folder / name for name in marker.read_text().splitlines()
+                  if (folder / name).is_file()]
+        marker.unlink()
+    return sorted(set(found))
 
 
 def discard_cached(files: list[str], cache: Path) -> None:

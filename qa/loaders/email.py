@@ -18,18 +18,19 @@ from email.parser import BytesParser
 from pathlib import Path
 
 from qa.errors import LoadError
-from qa.loaders import join_pages
+from qa.loaders.base import Loaded, Reading, join_pages
+from qa.loaders.html import all_text
 
 log = logging.getLogger(__name__)
 _HEADERS = ("Subject", "From", "To", "Cc", "Date")
 
 
-def load_eml(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
+def load_eml(data: bytes, reading: Reading) -> Loaded:
     message = BytesParser(policy=policy.default).parsebytes(data)
-    return str(message["subject"] or ""), _message_text(message, use_ocr), ()
+    return str(message["subject"] or ""), _message_text(message, reading), ()
 
 
-def load_mbox(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
+def load_mbox(data: bytes, reading: Reading) -> Loaded:
     """Each message of the mailbox a page (mailbox reads from a file, so `data` is
     written to a temporary one first)."""
     with tempfile.TemporaryDirectory() as folder:
@@ -37,7 +38,7 @@ def load_mbox(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
         path.write_bytes(data)
         parse = BytesParser(policy=policy.default).parse
         box = mailbox.mbox(path, factory=parse, create=False)  # type: ignore[arg-type]
-        pages = [_message_text(message, use_ocr) for message in box]  # type: ignore[arg-type]
+        pages = [_message_text(message, reading) for message in box]  # type: ignore[arg-type]
         box.close()
     if not pages:
         raise LoadError("no messages in this mailbox (an mbox starts each with a From line)")
@@ -45,35 +46,36 @@ def load_mbox(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
     return "", text, starts
 
 
-def _message_text(message: EmailMessage, use_ocr: bool) -> str:
+def _message_text(message: EmailMessage, reading: Reading) -> str:
     """The message's headers, body and readable attachments, as one text."""
-    from qa.documents import _all_text
-
     lines = [f"{name}: {message[name]}" for name in _HEADERS if message[name]]
-    parts = ["\n".join(lines)]
+    parts = [reading.budget.add("\n".join(lines))]
     body = message.get_body(preferencelist=("plain", "html"))
     if body is not None:
         content = body.get_content()
-        parts.append(_all_text(content) if body.get_content_subtype() == "html" else content)
+        parts.append(reading.budget.add(
+            all_text(content) if body.get_content_subtype() == "html" else content))
     subject = str(message["subject"] or "")
-    parts.extend(_attachment_text(part, subject, use_ocr) for part in message.iter_attachments())
+    parts.extend(_attachment_text(part, subject, reading) for part in message.iter_attachments())
     return "\n\n".join(part.strip() for part in parts if part and part.strip())
 
 
-def _attachment_text(part: EmailMessage, subject: str, use_ocr: bool) -> str:
+def _attachment_text(part: EmailMessage, subject: str, reading: Reading) -> str:
     """An attachment's text under an "Attachment: name" line, or "" if it has none that can
-    be read (logged with the message's subject, as the loader does not know the file)."""
-    from qa.documents import is_supported, load
-
+    be read (logged with the message's subject, as the loader does not know the file).
+    An attachment skipped gives back the text it was charged, as it adds none."""
     name = part.get_filename() or "(no name)"
     payload = part.get_payload(decode=True)
-    if not is_supported(Path(name)) or not isinstance(payload, bytes):
-        log.warning("attachment %s of the e-mail %r skipped: not a supported type", name,
-                    subject)
+    if not isinstance(payload, bytes):
+        log.warning("attachment %s of the e-mail %r skipped: it has no content", name, subject)
         return ""
+    charged = reading.budget.used
     try:
-        document = load(Path(name), payload, use_ocr)
+        _, text, _ = reading.read_inner(Path(name), payload, reading)
+        if not text.strip():
+            raise LoadError("no text to index")
     except LoadError as error:
+        reading.budget.used = charged
         log.warning("attachment %s of the e-mail %r skipped: %s", name, subject, error)
         return ""
-    return f"Attachment: {name}\n\n{document.text}"
+    return f"Attachment: {name}\n\n{text}"

@@ -13,13 +13,14 @@ logged line saying so). `qa index --no-ocr` (Settings.ocr) turns it off.
 import functools
 import io
 import logging
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from tqdm import tqdm
 
 from qa.errors import LoadError
-from qa.loaders import join_pages
+from qa.loaders.base import Loaded, Reading, join_pages
 
 log = logging.getLogger(__name__)
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
@@ -32,14 +33,14 @@ MAX_TITLE = 80
 OCR_OFF = "images and scanned pages are read by OCR, which is turned off (--no-ocr)"
 
 
-def load_image(data: bytes, use_ocr: bool) -> tuple[str, str, tuple[int, ...]]:
+def load_image(data: bytes, reading: Reading) -> Loaded:
     """An image's text, a line per line of the picture, and its title: its first line
     that reads as words (a receipt's shop, a notice's heading); each frame of a multi-page
     TIFF is a page."""
-    if not use_ocr:
+    if not reading.use_ocr:
         raise LoadError(OCR_OFF)
     image = _open_image(data)
-    pages = read_pages(_frames(image), getattr(image, "n_frames", 1))
+    pages = read_pages(_frames(image), getattr(image, "n_frames", 1), reading)
     text, starts = (pages[0], ()) if len(pages) == 1 else join_pages(pages)
     return content_title(text), text, starts
 
@@ -53,7 +54,7 @@ def content_title(text: str) -> str:
     return ""
 
 
-def read_blank_pages(data: bytes, pages: list[str]) -> list[str]:
+def read_blank_pages(data: bytes, pages: list[str], reading: Reading) -> list[str]:
     """The PDF's page texts, those without text (scans) read by OCR from the rendered page;
     a PDF that pypdf reads but PDFium cannot open keeps the text it has (logged)."""
     blank = [n for n, page in enumerate(pages) if not page.strip()]
@@ -67,25 +68,28 @@ def read_blank_pages(data: bytes, pages: list[str]) -> list[str]:
         log.warning("OCR skipped: PDFium cannot open this PDF (%s)", error)
         return pages
     try:
-        read = dict(zip(blank, read_pages((_render(document[n]) for n in blank), len(blank)),
-                        strict=False))
+        images = (_render(document[n]) for n in blank)
+        read = dict(zip(blank, read_pages(images, len(blank), reading), strict=False))
     finally:
         document.close()
     return [read.get(n, page) for n, page in enumerate(pages)]
 
 
-def read_pages(images: Iterable, count: int) -> list[str]:
-    """The text of each image (PIL images, possibly a lazy iterable), at most MAX_PAGES,
-    with a progress bar when there are several."""
-    if count > MAX_PAGES:
-        log.warning("OCR reads %d of the %d pages without text in this file (MAX_PAGES)",
-                    MAX_PAGES, count)
-    bar = tqdm(total=min(count, MAX_PAGES), desc="OCR", unit="page", leave=False,
-               disable=count < 2)
+def read_pages(images: Iterable, count: int, reading: Reading) -> list[str]:
+    """The text of each of `count` images (PIL images, possibly a lazy iterable), as many
+    as the file's OCR pages left (`Reading.ocr_pages`, MAX_PAGES for a file and all its
+    attachments together), with a progress bar when there are several; the text read is
+    charged to the file's text budget."""
+    allowed = min(count, reading.ocr_pages)
+    if count > allowed:
+        log.warning("OCR reads %d of the %d pages without text in this file (MAX_PAGES, %d "
+                    "for a file and its attachments together)", allowed, count, MAX_PAGES)
+    bar = tqdm(total=allowed, desc="OCR", unit="page", leave=False, disable=count < 2)
     texts = []
     with bar:
-        for _, image in zip(range(MAX_PAGES), images, strict=False):  # no page past it
-            texts.append(_read(image))
+        for _, image in zip(range(allowed), images, strict=False):  # no page past it
+            reading.ocr_pages -= 1
+            texts.append(reading.budget.add(_read(image)))
             bar.update()
     return texts
 
@@ -101,10 +105,12 @@ def _open_image(data: bytes):
                         "says)") from error
     except OSError as error:  # damaged: "Truncated File Read"
         raise LoadError(f"not a readable image: {error}") from error
-    except Image.DecompressionBombError as error:
-        over = 2 * (Image.MAX_IMAGE_PIXELS or 0)  # PIL's own decompression-bomb limit
-        raise LoadError(f"the image is too large to read: over {over / 1e6:.0f} megapixels; "
-                        f"the limit is {MAX_PIXELS / 1e6:.0f} megapixels") from error
+    except Image.DecompressionBombError as error:  # refused by PIL from the header alone
+        pixels = re.search(r"\((\d+) pixels\)", str(error))  # "Image size (N pixels) ..."
+        size = (f"{int(pixels.group(1)) / 1e6:,.0f} megapixels" if pixels
+                else "over Pillow's decompression-bomb limit")
+        raise LoadError(f"the image is too large to read: {size}; the limit is "
+                        f"{MAX_PIXELS / 1e6:.0f} megapixels") from error
 
 
 def _frames(image) -> Iterator:

@@ -6,20 +6,23 @@ naming the columns, as every other loader writes tables.
 """
 
 from qa.errors import LoadError
+from qa.loaders.base import Loaded, Reading, TextBudget
 from qa.tables import table_lines
 
 
-def load_rtf(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+def load_rtf(data: bytes, reading: Reading) -> Loaded:
     from striprtf.striprtf import rtf_to_text
 
     if not data.lstrip().startswith(b"{\\rtf"):
         raise LoadError("not an RTF file (it does not start with {\\rtf)")
     text = rtf_to_text(data.decode("latin-1"), errors="ignore")
-    return "", "\n".join(_with_tables(text.replace("\r\n", "\n").split("\n"))), ()
+    lines = _with_tables(text.replace("\r\n", "\n").split("\n"), reading.budget)
+    return "", "\n".join(lines), ()
 
 
-def _with_tables(lines: list[str]) -> list[str]:
-    """The lines, each run of table rows ("a|b|") written by `table_lines`."""
+def _with_tables(lines: list[str], budget: TextBudget) -> list[str]:
+    """The lines, each run of table rows ("a|b|") written by `table_lines`, charged to the
+    budget as they are kept."""
     out: list[str] = []
     table: list[list[str]] = []
     for line in [*lines, ""]:
@@ -27,9 +30,9 @@ def _with_tables(lines: list[str]) -> list[str]:
             table.append(line.rstrip().rstrip("|").split("|"))
             continue
         if table:
-            out.extend(table_lines(table[0], table[1:]))
+            out.extend(table_lines(table[0], table[1:], budget=budget))
             table = []
-        out.append(line.strip())
+        out.append(budget.add(line.strip()))
     while out and not out[-1]:
         out.pop()
     return out

@@ -18,7 +18,9 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime, time
 
 from qa.errors import LoadError
-from qa.loaders import join_pages, opendocument, zipcheck
+from qa.loaders import opendocument
+from qa.loaders.base import Loaded, Reading, TextBudget, join_pages
+from qa.loaders.decoding import decode_text
 from qa.tables import table_lines
 
 _DECIMALS = re.compile(r"0\.(0+)")  # the decimals of a number format, as in "#,##0.00"
@@ -26,10 +28,9 @@ MAX_ROWS = 100_000  # non-empty rows in one file, all sheets together
 _SNIFF_BYTES = 64_000
 
 
-def load_xlsx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+def load_xlsx(data: bytes, reading: Reading) -> Loaded:
     from openpyxl import load_workbook
 
-    zipcheck.open_checked(data, ".xlsx")
     book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     try:
         sheets = []
@@ -37,24 +38,24 @@ def load_xlsx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
             sheet.reset_dimensions()  # rows as stored, not padded to a claimed width
             rows = sheet.iter_rows()
             sheets.append((sheet.title, ([_shown(cell) for cell in row] for row in rows)))
-        text, starts = _sheets_text(sheets)
+        text, starts = _sheets_text(sheets, reading.budget)
         return book.properties.title or "", text, starts
     finally:
         book.close()
 
 
-def load_ods(data: bytes) -> tuple[str, str, tuple[int, ...]]:
-    document = opendocument.open_document(data, ".ods")
-    text, starts = _sheets_text(opendocument.tables(document))
-    return opendocument.title(document), text, starts
+def load_ods(data: bytes, reading: Reading) -> Loaded:
+    document = opendocument.open_document(data)
+    text, starts = _sheets_text(opendocument.tables(document, reading.budget), reading.budget)
+    return opendocument.title(document, reading.budget), text, starts
 
 
-def load_csv(data: bytes) -> tuple[str, str, tuple[int, ...]]:
-    return "", "\n".join(_delimited_lines(data, None)), ()
+def load_csv(data: bytes, reading: Reading) -> Loaded:
+    return "", "\n".join(_delimited_lines(data, None, reading.budget)), ()
 
 
-def load_tsv(data: bytes) -> tuple[str, str, tuple[int, ...]]:
-    return "", "\n".join(_delimited_lines(data, "\t")), ()
+def load_tsv(data: bytes, reading: Reading) -> Loaded:
+    return "", "\n".join(_delimited_lines(data, "\t", reading.budget)), ()
 
 
 def _shown(cell) -> object:
@@ -77,43 +78,46 @@ def _shown(cell) -> object:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def _delimited_lines(data: bytes, delimiter: str | None) -> list[str]:
+def _delimited_lines(data: bytes, delimiter: str | None, budget: TextBudget) -> list[str]:
     """The rows of a CSV or TSV file as lines; the delimiter is detected when None."""
-    from qa.documents import decode_text
-
     text = decode_text(data)
     if delimiter is None:
         try:
             delimiter = csv.Sniffer().sniff(text[:_SNIFF_BYTES], ",;\t|").delimiter
         except csv.Error:
             delimiter = ","  # one column, or too irregular to tell: the standard comma
-    rows = _bounded(csv.reader(io.StringIO(text), delimiter=delimiter), "this file")
+    rows = _RowCount().bounded(csv.reader(io.StringIO(text), delimiter=delimiter), "this file")
     header = next(rows, [])
-    return table_lines(header, list(rows))
+    return table_lines(header, rows, budget=budget)
 
 
-def _sheets_text(sheets: Iterable[tuple[str, Iterable[Iterable[object]]]]
-                 ) -> tuple[str, tuple[int, ...]]:
-    """Each sheet's rows as a page of lines, the first non-empty row naming the columns."""
-    pages, count = [], 0
+def _sheets_text(sheets: Iterable[tuple[str, Iterable[Iterable[object]]]],
+                 budget: TextBudget) -> tuple[str, tuple[int, ...]]:
+    """Each sheet's rows as a page of lines, the first non-empty row naming the columns;
+    the rows are read one at a time, as they are written."""
+    pages, count = [], _RowCount()
     for name, rows in sheets:
-        kept = list(_bounded(rows, f"sheet {name!r}", count))
-        count += len(kept)
-        pages.append("\n".join(table_lines(kept[0], kept[1:], name) if kept else []))
+        kept = count.bounded(rows, f"sheet {name!r}")
+        header = next(kept, None)
+        lines = table_lines(header, kept, name, budget=budget) if header is not None else []
+        pages.append("\n".join(lines))
     return join_pages(pages)
 
 
-def _bounded(rows: Iterable[Iterable[object]], where: str, before: int = 0
-             ) -> Iterator[list[object]]:
-    """The non-empty rows, with LoadError once more than MAX_ROWS have come (counting
-    `before` rows already read from other sheets)."""
-    count = before
-    for row in rows:
-        cells = list(row)
-        if not any(cell is not None and str(cell).strip() for cell in cells):
-            continue
-        count += 1
-        if count > MAX_ROWS:
-            raise LoadError(f"{where} has more than {MAX_ROWS:,} rows, the limit for one "
-                            "file; split it, or keep only the rows to ask about")
-        yield cells
+class _RowCount:
+    """The non-empty rows read from one file so far, all sheets together."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+
+    def bounded(self, rows: Iterable[Iterable[object]], where: str) -> Iterator[list[object]]:
+        """The non-empty rows, with LoadError once more than MAX_ROWS have come."""
+        for row in rows:
+            cells = list(row)
+            if not any(cell is not None and str(cell).strip() for cell in cells):
+                continue
+            self.rows += 1
+            if self.rows > MAX_ROWS:
+                raise LoadError(f"{where} has more than {MAX_ROWS:,} rows, the limit for one "
+                                "file; split it, or keep only the rows to ask about")
+            yield cells

@@ -9,36 +9,43 @@ the slide number is the page a citation gives.
 import io
 from collections.abc import Iterator
 
-from qa.loaders import join_pages, zipcheck
+from qa.loaders.base import Loaded, Reading, TextBudget, join_pages
 from qa.tables import table_lines
 
 
-def load_pptx(data: bytes) -> tuple[str, str, tuple[int, ...]]:
+def load_pptx(data: bytes, reading: Reading) -> Loaded:
     from pptx import Presentation
 
-    zipcheck.open_checked(data, ".pptx")
     presentation = Presentation(io.BytesIO(data))
-    pages = [_slide_text(slide) for slide in presentation.slides]
+    read: dict[int, str] = {}  # each slide part's text, by the part's id
+    pages = []
+    for slide in presentation.slides:  # a part may be listed as many slides: read it once
+        if id(slide.part) in read:
+            pages.append(reading.budget.add(read[id(slide.part)]))
+        else:
+            pages.append(read.setdefault(id(slide.part), _slide_text(slide, reading.budget)))
     title = presentation.core_properties.title or ""
     text, starts = join_pages(pages)
     return title, text, starts
 
 
-def _slide_text(slide) -> str:
-    """The slide's title, shapes and notes, a paragraph each (a table's rows a line each)."""
+def _slide_text(slide, budget: TextBudget) -> str:
+    """The slide's title, shapes and notes, a paragraph each (a table's rows a line each),
+    charged to the budget as they are read."""
     heading = slide.shapes.title
-    caption = _text(heading.text_frame) if heading is not None else ""
+    caption = budget.add(_text(heading.text_frame)) if heading is not None else ""
     parts = [caption]
     for shape in _shapes(slide.shapes):
         if heading is not None and shape.shape_id == heading.shape_id:
             continue
         if shape.has_text_frame:
-            parts.append(_text(shape.text_frame))
+            parts.append(budget.add(_text(shape.text_frame)))
         elif shape.has_table:
             rows = [[cell.text for cell in row.cells] for row in shape.table.rows]
-            parts.append("\n".join(table_lines(rows[0], rows[1:], caption) if rows else []))
+            parts.append("\n".join(table_lines(rows[0], rows[1:], caption, budget=budget)
+                                   if rows else []))
     if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
-        parts.append(_text(slide.notes_slide.notes_text_frame))
+        parts.append(budget.add(_text(slide.notes_slide.notes_text_frame)))
     return "\n\n".join(part for part in parts if part)
 
 
