@@ -115,8 +115,8 @@ def reachable(address: str, allow_private: bool) -> None:
             ip = ip.ipv4_mapped
         if not (ip.is_loopback or ip.is_global):
             raise ModelServerError(
-                f"{host} is {ip}, a private or link-local address, which this page may not "
-                "reach: start qa serve with --allow-private-model-hosts to allow it")
+                f"{host} is {ip}, not a public address, which this page may not reach: start "
+                "qa serve with --allow-private-model-hosts to allow it")
 
 
 class _Policed(httpx2.BaseTransport):

@@ -14,6 +14,7 @@ import pytest
 
 from qa.llm import LLMConfig, LLMError, stream_text
 from qa.llm_servers import find_models, try_model
+from qa.model_http import ModelServerError, reachable
 from tests.helpers import ROOT, scripted_llm_server
 
 MESSAGES = [{"role": "user", "content": "Reply with the single word: ready."}]
@@ -104,3 +105,22 @@ def test_qa_ask_llm_falls_back_to_quoting_in_time(seed_index_path, hostile, serv
     answer = json.loads(run.stdout)
     assert answer["mode"] == "extractive" and reason in answer["notice"]
     assert time.monotonic() - start < 60  # the model loads in ~10 s; the server waits for ever
+
+
+@pytest.mark.parametrize("address", [
+    "http://10.0.0.1:11434", "http://172.16.5.4", "https://192.168.1.20/v1",
+    "http://169.254.169.254/latest", "http://[fc00::1]:8080", "http://[fe80::1]",
+    "http://[::ffff:10.0.0.1]", "http://0.0.0.0:11434"])
+def test_a_private_address_is_refused_without_connecting_unless_allowed(address):
+    with pytest.raises(ModelServerError, match=r"is .*, not a public address, which this "
+                                               r"page may not reach: start qa serve with "
+                                               r"--allow-private-model-hosts to allow it$"):
+        reachable(address, allow_private=False)
+    reachable(address, allow_private=True)
+
+
+@pytest.mark.parametrize("address", ["http://127.0.0.1:11434", "http://127.8.9.10",
+                                     "http://[::1]:11434", "http://localhost:11434",
+                                     "https://8.8.8.8/v1"])
+def test_loopback_and_public_addresses_are_allowed(address):
+    reachable(address, allow_private=False)
