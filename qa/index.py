@@ -39,6 +39,7 @@ from qa.settings import DEFAULT_MODEL, Settings
 AnswerMode = Literal["extractive", "llm"]
 ANSWER_MODES: tuple[AnswerMode, ...] = ("extractive", "llm")
 MAX_QUESTION_CHARS = 2000
+MAX_WITHIN = 1000  # paths one search or question may be limited to
 
 
 class Index:
@@ -244,9 +245,13 @@ class Index:
     def _scope(
         self, within: Sequence[str | Path] | None, collections: Sequence[str] | None
     ) -> list[str] | None:
-        """The documents a search is limited to (None: every document)."""
+        """The documents a search is limited to (None: every document); QAError if
+        `within` names more than MAX_WITHIN paths."""
         if within is None and not collections:
             return None
+        if within is not None and len(within) > MAX_WITHIN:
+            raise QAError(f"{len(within):,} paths are named to search within; the limit is "
+                          f"{MAX_WITHIN:,}")
         paths = self.documents_under(within) if within else []
         return paths + (self.collections.paths(collections) if collections else [])
 
@@ -286,9 +291,12 @@ class Index:
         return self._paths_under([canonical(p) for p in paths])
 
     def _paths_under(self, roots: Sequence[Path]) -> list[str]:
-        """The indexed documents at or under `roots`."""
+        """The indexed documents at or under `roots`: each document's path and its folders
+        are looked up among them, so the cost grows with documents + roots, not their
+        product (1,000 roots and 5,000 documents took 40 CPU-s compared pairwise)."""
+        wanted = set(roots)
         return [p for p in self.backend.file_states()
-                if any(ingest.is_within(Path(p), root) for root in roots)]
+                if not wanted.isdisjoint((path := Path(p), *path.parents))]
 
     def remove(self, path: str | Path) -> int:
         """Remove the document at `path`, or all documents under the folder `path`."""

@@ -8,7 +8,7 @@ and `Scope`, which turns the collections and documents a page or a script names 
 `allowed` check the app gives); names are user text, escaped wherever they are shown.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,8 +66,7 @@ def scope_of(index: Index, collections: Any, documents: Any) -> Scope:
     name that is none), documents by indexed path or file name; QAError if one is not."""
     names = _names("collections", collections)
     given = _names("documents", documents)
-    indexed = [d.path for d in index.documents()] if given else []
-    paths = [_document(indexed, name) for name in given]
+    paths = _documents(index, given) if given else []
     return Scope(tuple(dict.fromkeys(names)), tuple(dict.fromkeys(paths)))
 
 
@@ -83,11 +82,22 @@ def _names(what: str, value: Any) -> list[str]:
     return [v for v in values if v.strip()]
 
 
-def _document(indexed: Sequence[str], given: str) -> str:
-    """The indexed document at path `given`, or the one whose file name is `given`."""
+def _documents(index: Index, given: list[str]) -> list[str]:
+    """For each name given, the indexed document at that path, or the one whose file name
+    it is; QAError for a name that is none, or several. Looked up, not compared pair by
+    pair: 1,000 names against 5,000 documents took 13 CPU-s so."""
+    indexed = {d.path for d in index.documents()}
+    by_name: dict[str, list[str]] = {}
+    for path in indexed:
+        by_name.setdefault(Path(path).name, []).append(path)
+    return [_document(indexed, by_name.get(name, []), name) for name in given]
+
+
+def _document(indexed: Set[str], named: list[str], given: str) -> str:
+    """The indexed document at path `given`, or the only one of `named` (the documents
+    whose file name is `given`)."""
     if given in indexed:
         return given
-    named = [path for path in indexed if Path(path).name == given]
     if len(named) == 1:
         return named[0]
     if named:
