@@ -167,6 +167,9 @@ def add_llm_options(command: argparse.ArgumentParser) -> None:
     group.add_argument("--llm-timeout", type=float, metavar="SECONDS",
                        help="wait at most this long to connect, and between parts of "
                             "the answer (default 20)")
+    group.add_argument("--llm-total-timeout", type=float, metavar="SECONDS",
+                       help="wait at most this long for the whole answer (default 600; "
+                            "$QA_LLM_TOTAL_TIMEOUT)")
 
 
 def llm_config(args: argparse.Namespace):
@@ -185,6 +188,8 @@ def llm_config(args: argparse.Namespace):
         config = replace(config, first_token_timeout=args.llm_first_token_timeout)
     if config and args.llm_max_tokens:
         config = replace(config, max_tokens=args.llm_max_tokens)
+    if config and args.llm_total_timeout:
+        config = replace(config, total_timeout=args.llm_total_timeout)
     return config
 
 

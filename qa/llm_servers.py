@@ -8,20 +8,21 @@ already ends so; the models are listed by `GET <base>/models` (with the key, as 
 asks), and, where that is missing (an Ollama older than its OpenAI-compatible list),
 by Ollama's own `GET <address without /v1>/api/tags`. Every failure is one line saying
 what happened (nothing answers, no answer in time, not a model server, the key was
-refused), never the key itself.
+refused), never the key itself. Every request is held to the policy of
+`qa.model_http`: each list within FIND_TIMEOUT in all, at most MAX_LIST_BYTES, plain.
 """
 
-import json
 import time
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 
+from qa import model_http
 from qa.llm import NO_KEY, LLMConfig, LLMError, stream_text
 
-FIND_TIMEOUT = 5.0  # seconds to connect, and to wait for the list of models
+FIND_TIMEOUT = 5.0  # seconds for each list of models, connecting included
 MAX_LIST_BYTES = 2_000_000  # of a list of models (OpenRouter's, with descriptions: ~1 MB)
 TRY_MESSAGE = "Reply with the single word: ready."
 TRY_TOKENS = 16  # the fewest LLMConfig allows
@@ -63,14 +64,11 @@ def find_models(address: str, api_key: str | None = None,
                 timeout: float = FIND_TIMEOUT) -> Models:
     """The models the server at `address` offers; LLMError saying why if it cannot tell."""
     base = api_base(address)
-    headers = {"Authorization": f"Bearer {api_key}"} if has_key(api_key) else {}
-    with httpx.Client(timeout=timeout, headers=headers) as client:
-        listed = _get_json(client, f"{base}/models", api_key, timeout)
-        if isinstance(listed, dict) and isinstance(listed.get("data"), list):
-            names = [m.get("id") for m in listed["data"] if isinstance(m, dict)]
-            return _models(base, names, "OpenAI-compatible")
-        tags = _get_json(client, f"{base.removesuffix('/v1')}/api/tags", api_key,
-                         timeout)
+    listed = _get_json(f"{base}/models", api_key, timeout)
+    if isinstance(listed, dict) and isinstance(listed.get("data"), list):
+        names = [m.get("id") for m in listed["data"] if isinstance(m, dict)]
+        return _models(base, names, "OpenAI-compatible")
+    tags = _get_json(f"{base.removesuffix('/v1')}/api/tags", api_key, timeout)
     if isinstance(tags, dict) and isinstance(tags.get("models"), list):
         names = [m.get("name") for m in tags["models"] if isinstance(m, dict)]
         return _models(base, names, "Ollama")
@@ -86,25 +84,23 @@ def _models(base: str, names: list[Any], kind: str) -> Models:
     return Models(base, found, kind)
 
 
-def _get_json(client: httpx.Client, url: str, api_key: str | None, timeout: float) -> Any:
+def _get_json(url: str, api_key: str | None, timeout: float) -> Any:
     """The JSON at `url`; None if the server has no such page or it is not JSON (another
     kind of server may still answer elsewhere); LLMError if the server cannot be asked."""
+    headers = {"Authorization": f"Bearer {api_key}"} if has_key(api_key) else {}
+    call = model_http.Call(timeout, MAX_LIST_BYTES)
     try:
-        with client.stream("GET", url) as response:
-            if response.status_code in (404, 405):
-                return None
-            if response.status_code >= 400:
-                raise LLMError(_status(url, response.status_code))
-            body = bytearray()
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > MAX_LIST_BYTES:
-                    raise LLMError(f"{url} sent over {MAX_LIST_BYTES:,} bytes: not a list "
-                                   "of models")
-    except httpx.HTTPError as error:
+        with model_http.client(call, httpx2.Timeout(timeout), headers) as client:
+            response = client.get(url)
+        if response.status_code in (404, 405):
+            return None
+        if response.status_code >= 400:
+            raise LLMError(_status(url, response.status_code))
+        return model_http.parse_json(response.content)
+    except httpx2.HTTPError as error:
         raise LLMError(_hide(_http_failure(url, error, timeout), api_key)) from error
-    try:
-        return json.loads(body)  # UTF-8, -16 or -32, as JSON allows
+    except model_http.ModelServerError as error:
+        raise LLMError(f"{url}: {error}") from error
     except ValueError:  # not JSON, or not text
         return None
 
@@ -136,18 +132,18 @@ def _model_failure(config: LLMConfig, error: LLMError) -> str:
         return f"{url} did not answer within {waited:g} s"
     if isinstance(cause, APIConnectionError) and "refused" in str(cause.__cause__).lower():
         return _refused(url)
-    if cause is None:  # it answered, then paused too long
+    if isinstance(cause, model_http.ModelServerError):  # it answered, not as it should
         return f"{config.model} at {url}: {error}"
     return str(error)
 
 
-def _http_failure(url: str, error: httpx.HTTPError, timeout: float) -> str:
+def _http_failure(url: str, error: httpx2.HTTPError, timeout: float) -> str:
     """Why an httpx request failed, in one line."""
-    if isinstance(error, httpx.ConnectTimeout):
+    if isinstance(error, httpx2.ConnectTimeout):
         return f"could not connect to {url} within {timeout:g} s: is the address right?"
-    if isinstance(error, httpx.TimeoutException):
+    if isinstance(error, httpx2.TimeoutException):
         return f"{url} did not answer within {timeout:g} s"
-    if isinstance(error, httpx.ConnectError) and "refused" in str(error).lower():
+    if isinstance(error, httpx2.ConnectError) and "refused" in str(error).lower():
         return _refused(url)
     return f"{url} failed: {type(error).__name__}: {error}"
 

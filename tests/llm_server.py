@@ -22,14 +22,23 @@ the server behave as another kind (the rest of the path is as above):
   /ollama   an Ollama whose models are listed only by GET /api/tags (no /v1/models)
   /private  every request needs the API key KEY ("Authorization: Bearer KEY"), else 401
   /slow     every request waits 3 s before it is answered
+and hostile ones:
+  /brotli   every reply is a brotli bomb (Content-Encoding: br): 2 KB that inflate to 1 GB
+  /drip     every reply sends its headers, then one byte a second, for ever
+  /deep     GET /v1/models is 100,000 "[" (JSON nested deeper than Python parses)
+  /keepalive  a chat reply is an SSE keep-alive comment every 0.3 s and never a token
+  /endless  a chat reply is a token every 0.3 s, for ever
 Any other GET gets a web page (HTML), as a server that is not a model server would send.
 """
 
+import functools
 import json
 import re
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import brotli
 
 served = 0
 last_max_tokens = None
@@ -37,7 +46,17 @@ last_authorization = None
 KEY = "sesame-key-1234"
 MODELS = ["quote", "invent", "unsupported", "uncited", "mostly_unsupported", "slow",
           "slow_start", "error", "malformed"]
-PREFIXES = ("/ollama", "/private", "/slow")
+PREFIXES = ("/ollama", "/private", "/slow", "/brotli", "/drip", "/deep", "/keepalive",
+            "/endless")
+HOSTILE = ("/brotli", "/drip")  # the same reply to any request
+
+
+@functools.cache
+def brotli_bomb() -> bytes:
+    """1 GB of zeros, brotli-compressed (about 2 KB), made in pieces to stay small here."""
+    compressor = brotli.Compressor(quality=5)
+    zeros = bytes(16 << 20)
+    return b"".join([*(compressor.process(zeros) for _ in range(64)), compressor.finish()])
 
 
 def reply_for(model: str, messages: list[dict]) -> str:
@@ -63,11 +82,14 @@ def reply_for(model: str, messages: list[dict]) -> str:
 class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         kind, path = self._route()
-        if kind == "refused":
+        if kind in ("refused", *HOSTILE):
             return
         if path == "/requests":
             body: dict = {"requests": served, "max_tokens": last_max_tokens,
                           "authorization": last_authorization}
+        elif path == "/v1/models" and kind == "/deep":
+            self._send(200, "application/json", b"[" * 100_000)
+            return
         elif path == "/v1/models" and kind != "/ollama":
             body = {"object": "list", "data": [{"id": m, "object": "model"} for m in MODELS]}
         elif path == "/api/tags" and kind == "/ollama":
@@ -92,11 +114,27 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "/private" and self.headers.get("Authorization") != f"Bearer {KEY}":
             self._send(401, "application/json", b'{"error": {"message": "Invalid API key"}}')
             return "refused", ""
+        if kind == "/brotli":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Encoding", "br")
+            self.send_header("Content-Length", str(len(brotli_bomb())))
+            self.end_headers()
+            self.wfile.write(brotli_bomb())
+        if kind == "/drip":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            while True:  # until the client hangs up
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(1)
         return kind, self.path.removeprefix(kind)
 
     def do_POST(self) -> None:
         global served, last_max_tokens
-        if self._route()[0] == "refused":
+        kind = self._route()[0]
+        if kind in ("refused", *HOSTILE):
             return
         served += 1
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -115,6 +153,9 @@ class Handler(BaseHTTPRequestHandler):
         if model == "malformed":
             self.wfile.write(b"data: {this is not json\n\n")
             return
+        if kind in ("/keepalive", "/endless"):
+            self._stream_for_ever(model, kind)
+            return
         for word in re.findall(r"\S+\s*", reply_for(model, request["messages"])):
             chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": model,
                      "choices": [{"index": 0, "delta": {"content": word},
@@ -122,6 +163,18 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
             self.wfile.flush()
         self.wfile.write(b"data: [DONE]\n\n")
+
+    def _stream_for_ever(self, model: str, kind: str) -> None:
+        """Keep-alive comments or tokens every 0.3 s, until the client hangs up."""
+        chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": model,
+                 "choices": [{"index": 0, "delta": {"content": "more "},
+                              "finish_reason": None}]}
+        line = b": keep-alive\n\n" if kind == "/keepalive" else \
+            f"data: {json.dumps(chunk)}\n\n".encode()
+        while True:
+            self.wfile.write(line)
+            self.wfile.flush()
+            time.sleep(0.3)
 
     def _send(self, status: int, kind: str, body: bytes) -> None:
         self.send_response(status)

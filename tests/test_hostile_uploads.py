@@ -60,9 +60,9 @@ def remove(url: str, path: Path) -> str:
 
 
 def page_event(url: str, elem_id: str, trigger: str, data: list, event_data=None,
-               headers: dict | None = None) -> str:
+               headers: dict | None = None, output: int = 0) -> str:
     """Send the page's event, with its own Origin (unless other headers are given): the
-    status lines' text."""
+    status lines' text (the event's first output, or the one numbered `output`)."""
     session, headers = uuid.uuid4().hex, headers or {"origin": url}
     body = {"data": data, "fn_index": _event_index(url, elem_id, trigger),
             "session_hash": session, "event_data": event_data}
@@ -70,7 +70,7 @@ def page_event(url: str, elem_id: str, trigger: str, data: list, event_data=None
     with httpx.stream("GET", f"{url}/gradio_api/queue/data", params={"session_hash": session},
                       headers=headers, timeout=180) as stream:
         done = next(line for line in stream.iter_lines() if "process_completed" in line)
-    status = json.loads(done.removeprefix("data:"))["output"]["data"][0]
+    status = json.loads(done.removeprefix("data:"))["output"]["data"][output]
     return html.unescape(re.sub(r"<[^>]*>", "\n", status))
 
 

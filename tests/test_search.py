@@ -144,6 +144,19 @@ def test_search_within_a_document_returns_only_its_passages(tmp_path, seed_copy)
     assert not index.ask("Who has resigned?", within=[seed_copy / "orchard.md"]).found
 
 
+def test_a_search_within_1000_paths_is_checked_and_more_are_refused(seed_index):
+    seed = seed_index.documents()[0].path
+    others = [f"/nowhere/{n}/file-{n}.txt" for n in range(999)]
+
+    with pytest.raises(QAError, match="no indexed document is at, under or named "
+                                      "'/nowhere/0/file-0.txt'"):
+        seed_index.search("Who has resigned?", k=3, within=[*others, seed])
+    for call in (seed_index.search, seed_index.ask):
+        with pytest.raises(QAError, match=r"^1,001 documents \(or folders\) are named; the "
+                                          r"limit is 1,000$"):
+            call("Who has resigned?", within=[*others, seed, "/nowhere/else"])
+
+
 BAD_K = [0, -1, 1001, 10**8, 10**9, 1.5, float("nan"), float("inf"), True, "5"]
 K_MESSAGE = "k must be a whole number from 1 to 1000"
 

@@ -4,6 +4,7 @@ and the same section's events sent by another site or a script, which must chang
 """
 
 import html
+import time
 
 import httpx
 import pytest
@@ -154,3 +155,27 @@ def test_chat_takes_model_answers_from_a_script_and_says_when_no_model_is_set(se
 
     assert "No language model is configured: choose one under Language model" in html.unescape(
         stream)
+
+
+PRIVATE = ("http://10.0.0.1:11434", "http://192.168.1.20", "http://[fe80::1]:11434",
+           "http://169.254.169.254/latest")
+
+
+def test_the_page_reaches_no_private_address_unless_the_server_allows_it(server, scripted,
+                                                                          tmp_path):
+    url, port = server["url"], scripted.rsplit(":", 1)[1]
+    # 0.0.0.0 reaches this machine's listening ports, but is not loopback: refused too
+    for address in (f"http://0.0.0.0:{port}", *PRIVATE):  # a broken check fails on loopback
+        start = time.monotonic()
+        found = page_event(url, "qa-model-find", "click", [address, "", False], output=1)
+        tested = page_event(url, "qa-model-test", "click", [address, "", False, "quote"])
+        for note in (found, tested):  # refused before connecting: no port open or closed
+            assert "not a public address, which this page may not reach: start qa serve " \
+                   "with --allow-private-model-hosts to allow it" in note
+        assert time.monotonic() - start < 4  # connecting to 10.0.0.1 would wait 5 s
+    found = page_event(url, "qa-model-find", "click", [scripted, "", False], output=1)
+    assert "Found 9 models" in found  # loopback, where Ollama lives, stays allowed
+
+    from ui.app import ChatApp
+    panel = ChatApp(str(tmp_path / "index"), 5, allow_private_model_hosts=True).model
+    assert "Found 9 models" in panel.find_models(f"http://0.0.0.0:{port}", "", False)[1]

@@ -67,6 +67,7 @@ class ChatApp:
     def __init__(
         self, index_dir: str, max_upload_mb: int, llm: LLMConfig | None = None,
         backend: BackendConfig | None = None, allowed_hosts: Collection[str] = (),
+        allow_private_model_hosts: bool = False,
     ) -> None:
         self.index_dir = canonical(index_dir)  # as indexing stores paths: uploads match
         self.uploads_dir = self.index_dir / UPLOADS
@@ -77,7 +78,8 @@ class ChatApp:
         self.index.warm_up()  # the first question should not wait for the model to load
         self.history = ConversationPanel(ConversationStore(self.index_dir), self.from_this_page)
         self.collections = CollectionPanel(self.index, self.from_this_page, self.label)
-        self.model = ModelPanel(self.index, llm, self.from_this_page)
+        self.model = ModelPanel(self.index, llm, self.from_this_page,
+                                allow_private_model_hosts)
         for path in uploads.interrupted(self.uploads_dir):  # it may have stopped qa serve
             print(f"qa serve: {path.name} was being indexed when qa serve stopped: set aside "
                   f"in {uploads.set_aside(path).parent}, not indexed again", file=sys.stderr)
@@ -404,10 +406,13 @@ def plain_text(content: Any) -> str:
 def build_app(
     index_dir: str, max_upload_mb: int = 50, llm: LLMConfig | None = None,
     backend: BackendConfig | None = None, allowed_hosts: Collection[str] = (),
+    allow_private_model_hosts: bool = False,
 ) -> gr.Blocks:
     """The chat page over the index at index_dir; `llm` enables the LLM answer mode;
-    `allowed_hosts`: the host names, besides IP addresses and localhost, it is served by."""
-    app = ChatApp(index_dir, max_upload_mb, llm, backend, allowed_hosts)
+    `allowed_hosts`: the host names, besides IP addresses and localhost, it is served by;
+    `allow_private_model_hosts`: the page may set up a model at a private address."""
+    app = ChatApp(index_dir, max_upload_mb, llm, backend, allowed_hosts,
+                  allow_private_model_hosts)
     title = "qa · chat with your documents"
     with CheckedBlocks(title=title, fill_height=True, delete_cache=CACHE_CLEANUP) as demo:
         gr.HTML(HEADER, js_on_load=(HERE / "behaviour.js").read_text(),
@@ -534,12 +539,14 @@ def serve(
     llm: LLMConfig | None = None,
     backend: BackendConfig | None = None,
     allowed_hosts: Collection[str] = (),
+    allow_private_model_hosts: bool = False,
 ) -> None:
     """Serve the chat until interrupted; warns when it is open to the network without auth."""
     warning = exposure_warning(host, auth)
     if warning:
         print(warning, file=sys.stderr)
-    app = build_app(index_dir, max_upload_mb, llm, backend, allowed_hosts)
+    app = build_app(index_dir, max_upload_mb, llm, backend, allowed_hosts,
+                    allow_private_model_hosts)
     max_bytes = uploads.limit_bytes(max_upload_mb)
     guard = Middleware(Guard, allowed_hosts=allowed_hosts, max_file_bytes=max_bytes,
                        upload_folder=Path(get_upload_folder()))

@@ -27,6 +27,9 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
     serve.add_argument("--allowed-hosts", type=host_names, default=(), metavar="NAME,…",
                        help="host names the server is reached by, besides IP addresses and "
                             "localhost, e.g. behind a proxy (default: none)")
+    serve.add_argument("--allow-private-model-hosts", action="store_true",
+                       help="let the page's Language model section reach private and "
+                            "link-local addresses (default: public ones and this machine)")
     add_llm_options(serve)
     serve.epilog = ("A language model saved in the page (Settings, Language model) is kept in "
                     "the index folder (llm.json) and wins over --llm-* and QA_LLM_*; delete "
@@ -50,5 +53,6 @@ def run(args: argparse.Namespace) -> int:
                       "pip install 'qa[ui]'") from error
     serve(args.index, host=args.host, port=args.port, auth=auth,
           max_upload_mb=args.max_upload_mb, llm=llm_config(args), backend=backend_config(args),
-          allowed_hosts=args.allowed_hosts)
+          allowed_hosts=args.allowed_hosts,
+          allow_private_model_hosts=args.allow_private_model_hosts)
     return 0

@@ -8,7 +8,10 @@ once (`Index.use_llm`).
 
 Finding, testing and saving make the server connect to an address the page chose, so
 they answer only the app's own page (the `allowed` check given by the app; with
-`--auth`, Gradio lets no request in without the login). The key goes from the page to
+`--auth`, Gradio lets no request in without the login), and reach only public addresses
+and this machine's loopback (where Ollama lives) unless the server was started with
+`--allow-private-model-hosts` (`qa.model_http.reachable`, checked before any connection:
+a page user cannot probe the network's private ports). The key goes from the page to
 the server only: the page is told whether one is saved, never what it is, and a saved
 key is only ever sent to the server it was saved for.
 """
@@ -24,6 +27,7 @@ from qa import Index, QAError
 from qa.llm import LLMConfig
 from qa.llm_saved import ChosenLLM, choose_llm, save_llm, with_server
 from qa.llm_servers import api_base, find_models, has_key, try_model
+from qa.model_http import reachable
 from ui import render
 
 OLLAMA = "http://127.0.0.1:11434"
@@ -42,10 +46,12 @@ class ModelPanel:
     """The model the index answers with, and the page's controls for it."""
 
     def __init__(self, index: Index, start: LLMConfig | None,
-                 allowed: Callable[[gr.Request | None], bool]) -> None:
+                 allowed: Callable[[gr.Request | None], bool],
+                 allow_private_hosts: bool = False) -> None:
         self.index = index
         self.start = start  # from QA_LLM_* or --llm-*: its timeouts apply to any model
         self.allowed = allowed
+        self.allow_private_hosts = allow_private_hosts
         self.lock = threading.Lock()  # one change at a time: the file and the index agree
         try:
             chosen = choose_llm(index.path, start)
@@ -133,6 +139,7 @@ class ModelPanel:
         if not self.allowed(request):
             return gr.skip(), render.status_html([(False, REFUSED)])
         try:
+            reachable(address, self.allow_private_hosts)
             found = find_models(address, self._key(address, key, forget))
         except QAError as error:
             return gr.skip(), render.status_html([(False, render.sentence(str(error)))])
@@ -193,6 +200,8 @@ class ModelPanel:
         print(f"qa serve: {ChosenLLM(config, saved=True).describe()}", file=sys.stderr)
 
     def _config(self, address: str, key: str, forget: bool, model: str | None) -> LLMConfig:
+        """The model the form names, at an address this page may reach."""
+        reachable(address, self.allow_private_hosts)
         return with_server(self.start, api_base(address), model or "",
                            self._key(address, key, forget))
 

@@ -1,0 +1,86 @@
+"""The `documents` scope: what naming many documents costs a search (issue 26, item 5).
+
+An index of the seed article plus N synthetic documents (one passage each, random 384-d
+unit vectors written straight into the product's SQLite schema, as stale_vectors.py does).
+Then, timed in this process:
+
+- `Index.search(within=…)` naming M of the documents by path (the library resolves each
+  against the indexed ones, `Index.documents_under`);
+- the web chat's `scope_of(documents=…)` (the `/ask` and `/search` `documents` parameter)
+  naming M of them by file name, then that search.
+
+    python benchmarks/scope.py --documents 5000 --named 1000
+"""
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from qa import Index
+from qa.backends.sqlite.store import Store
+from ui.collection_panel import scope_of
+
+ROOT = Path(__file__).resolve().parent.parent
+FIRST_ID = 1_000_000  # synthetic rows, clear of the seed article's
+
+
+def add_documents(database: Path, documents: int, dim: int = 384) -> list[str]:
+    """`documents` synthetic documents of one passage each: their paths."""
+    rng = np.random.default_rng(0)
+    vectors = rng.standard_normal((documents, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    paths = [f"/synthetic/{d % 50}/doc-{d}.txt" for d in range(documents)]
+    store = Store(database)
+    with store.transaction() as db:
+        db.executemany(
+            "INSERT INTO documents (id, path, title, sha256, size, mtime, indexed_at, text, "
+            "page_starts) VALUES (?, ?, '', '', 0, 0, '', 'resigned', '[]')",
+            [(FIRST_ID + d, path) for d, path in enumerate(paths)])
+        db.executemany(
+            "INSERT INTO chunks (id, document_id, ordinal, start_char, end_char, page, text, "
+            "vector) VALUES (?, ?, 0, 0, 8, NULL, 'resigned', ?)",
+            ((FIRST_ID + d, FIRST_ID + d, vectors[d].tobytes()) for d in range(documents)))
+    store.close()
+    return paths
+
+
+def timed(work) -> tuple[float, float, object]:
+    """(wall seconds, CPU seconds, result) of work()."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = work()
+    return time.perf_counter() - wall, time.process_time() - cpu, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--documents", type=int, default=5_000)
+    parser.add_argument("--named", type=int, default=1_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="qa-scope-") as folder:
+        path = Path(folder) / "index"
+        Index.build([ROOT / "seeds"], path).close()
+        paths = add_documents(path / "index.sqlite3", args.documents)
+        index = Index.open(path)
+        index.search("resigned", 5)  # the model and the indexes loaded before any timer
+        named = paths[:: max(1, len(paths) // args.named)][: args.named]
+        print(f"{args.documents:,} synthetic documents + the seed article; "
+              f"{len(named):,} named")
+        print(f"{'what':<40} {'wall s':>8} {'CPU s':>8}  hits")
+        wall, cpu, hits = timed(lambda: index.search("resigned", 5, within=named))
+        print(f"{'Index.search(within=paths)':<40} {wall:>8.2f} {cpu:>8.2f}  {len(hits)}")
+        names = [Path(p).name for p in named]
+        wall, cpu, scope = timed(lambda: scope_of(index, None, names))
+        print(f"{'scope_of(documents=file names)':<40} {wall:>8.2f} {cpu:>8.2f}  "
+              f"{len(scope.documents)} documents")
+        wall, cpu, hits = timed(lambda: index.search("resigned", 5, within=scope.within))
+        print(f"{'  then Index.search(within=those)':<40} {wall:>8.2f} {cpu:>8.2f}  "
+              f"{len(hits)}")
+        print(f"load average: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
