@@ -6,8 +6,8 @@ Then, timed in this process:
 
 - `Index.search(within=…)` naming M of the documents by path (the library resolves each
   against the indexed ones, `Index.documents_under`);
-- the web chat's `scope_of(documents=…)` (the `/ask` and `/search` `documents` parameter)
-  naming M of them by file name, then that search.
+- the same naming them by file name (as the web chat's `/ask` and `/search` `documents`
+  parameter may).
 
     python benchmarks/scope.py --documents 5000 --named 1000
 """
@@ -22,7 +22,6 @@ import numpy as np
 
 from qa import Index
 from qa.backends.sqlite.store import Store
-from ui.collection_panel import scope_of
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_ID = 1_000_000  # synthetic rows, clear of the seed article's
@@ -73,12 +72,8 @@ def main() -> None:
         wall, cpu, hits = timed(lambda: index.search("resigned", 5, within=named))
         print(f"{'Index.search(within=paths)':<40} {wall:>8.2f} {cpu:>8.2f}  {len(hits)}")
         names = [Path(p).name for p in named]
-        wall, cpu, scope = timed(lambda: scope_of(index, None, names))
-        print(f"{'scope_of(documents=file names)':<40} {wall:>8.2f} {cpu:>8.2f}  "
-              f"{len(scope.documents)} documents")
-        wall, cpu, hits = timed(lambda: index.search("resigned", 5, within=scope.within))
-        print(f"{'  then Index.search(within=those)':<40} {wall:>8.2f} {cpu:>8.2f}  "
-              f"{len(hits)}")
+        wall, cpu, hits = timed(lambda: index.search("resigned", 5, within=names))
+        print(f"{'Index.search(within=file names)':<40} {wall:>8.2f} {cpu:>8.2f}  {len(hits)}")
         print(f"load average: {os.getloadavg()[0]:.1f}")
 
 
