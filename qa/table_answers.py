@@ -50,10 +50,11 @@ _TOTAL = re.compile(r"\b(?:total|sum|altogether|combined|in all)\b", re.I)
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
 _DIFFERENCE = re.compile(r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|bigger|"
                          r"smaller)\b|\bdifference between\b", re.I)
+_UNIT = re.compile(r"[^\W\d]+\.?|%|[^\w\s]")  # after a number: "kg", "pounds", "%", "€"
 _NUMBER = re.compile(
     r"^(?P<sign>[-−–(])?\s*(?P<before>[^\d\s()-]{0,3})\s*(?P<sign2>[-−])?"
     r"(?P<digits>\d{1,3}(?:[,\u00a0\u202f ]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"\s*(?P<after>[^\d()]{0,12}?)\s*\)?$")
+    r"(?P<space>\s*)(?P<after>[^\d()]{0,12}?)\s*\)?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,18 +105,14 @@ def parse_number(text: str) -> Number | None:
     """A cell's number: "1,240", "€1,240.50", "12%", "3.5 kg", "-40", "(300)" (negative);
     None for a cell that is not one number (a name, a date, "4 to 6")."""
     found = _NUMBER.match(text.strip())
-    if not found or (found["after"] and not re.fullmatch(r"[^\W\d]+\.?|%|[^\w\s]", found[
-            "after"].strip())):
+    after = found["after"] if found else ""
+    if not found or (after and not _UNIT.fullmatch(after)):
         return None
     digits = found["digits"]
     plain = re.sub(r"[,\u00a0\u202f ]", "", digits)
-    negative = bool(found["sign"] or found["sign2"])
-    value = float(plain) * (-1 if negative else 1)
-    decimals = len(plain.partition(".")[2])
-    after = found["after"]
-    spaced = text.strip().rstrip(")").endswith(f" {after}") if after else False
-    return Number(value, decimals, found["before"], (" " if spaced else "") + after,
-                  plain != digits)
+    sign = -1 if found["sign"] or found["sign2"] else 1
+    return Number(sign * float(plain), len(plain.partition(".")[2]), found["before"],
+                  (" " if after and found["space"] else "") + after, plain != digits)
 
 
 def table_rows(hits: Sequence[Hit], sentences: Sequence[SentenceRow]) -> list[Row]:
