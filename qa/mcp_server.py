@@ -4,14 +4,15 @@ The server speaks MCP over stdin/stdout, so an assistant (Claude Desktop, an IDE
 MCP client) starts it as a command, e.g. `qa --index ~/notes-index mcp`. It only reads
 the index: assistants can search and ask, never add or remove documents. A bad
 question or argument comes back as a tool error whose text says what is wrong, in the
-library's own words (k is checked by `qa.search.check_k`, not coerced on the way in);
+library's own words (k, the mode and the scope are checked by `Index`, as for every
+caller: they are passed through as the client sent them, not coerced on the way in);
 a line that is not a JSON-RPC message gets a JSON-RPC error, never silence.
 """
 
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import anyio
 import mcp_types
@@ -22,8 +23,8 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError, WithJsonSchema
 
 from qa.errors import QAError
-from qa.index import ANSWER_MODES, Index
-from qa.search import MAX_K, MODES, check_choice, check_k
+from qa.index import AnswerMode, Index
+from qa.search import MAX_K, Mode
 
 INSTRUCTIONS = (
     "Search and ask the user's own indexed documents. `ask` answers with sentences quoted "
@@ -32,8 +33,8 @@ INSTRUCTIONS = (
 )
 
 
-# k as the client sent it, for check_k to refuse "5", true or "1e2" (pydantic would
-# coerce them) with the same message as everywhere else
+# k as the client sent it, for Index (qa.search.check_k) to refuse "5", true or "1e2"
+# (pydantic would coerce them) with the same message as everywhere else
 K = Annotated[Any, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_K})]
 
 
@@ -58,8 +59,8 @@ def build_server(index: Index) -> MCPServer:
         (character offsets in the document), page (PDF page or null), score, similarity.
         """
         with user_errors():
-            hits = index.search(query, k=check_k(k), mode=check_choice("mode", mode, MODES),
-                                within=within, collections=collections)
+            hits = index.search(query, k=k, mode=cast(Mode, mode), within=within,
+                                collections=collections)
             return [hit.to_dict() for hit in hits]
 
     @server.tool()
@@ -77,8 +78,7 @@ def build_server(index: Index) -> MCPServer:
         start, end, page, score, similarity}], where quote is the cited sentence.
         """
         with user_errors():
-            mode = check_choice("answer mode", mode, ANSWER_MODES)
-            return index.ask(question, k=check_k(k), mode=mode, within=within,
+            return index.ask(question, k=k, mode=cast(AnswerMode, mode), within=within,
                              collections=collections).to_dict()
 
     @server.tool()
