@@ -34,6 +34,7 @@ from ui.guard import Guard, from_own_page
 from ui.model_panel import ModelPanel
 from ui.render import sentence
 from ui.uploads import UPLOADS
+from ui.viewer import Viewer
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 CONCURRENCY = 16  # questions answered at once (the library lets them overlap)
@@ -79,6 +80,7 @@ class ChatApp:
         self.history = ConversationPanel(ConversationStore(self.index_dir), self.from_this_page)
         self.collections = CollectionPanel(self.index, self.from_this_page, self.label)
         self.model = ModelPanel(self.index, llm, self.from_this_page)
+        self.viewer = Viewer(self.index, self.from_this_page, self.label, self.allowed_hosts)
         for _, note in self.index_files([]):  # uploads a crash or a busy index left behind
             print(f"qa serve: {note}", file=sys.stderr)
 
@@ -306,7 +308,10 @@ def embedding_progress(progress: gr.Progress) -> Callable[[int, int], None]:
 
 class CheckedBlocks(gr.Blocks):
     """gr.Blocks whose refusals of a malformed request (too few values, a value its
-    component cannot take) are user errors: one line in the log, not a traceback."""
+    component cannot take) are user errors: one line in the log, not a traceback; and
+    which knows its viewer, whose download route is added once the server runs."""
+
+    viewer: Viewer | None = None
 
     async def preprocess_data(self, block_fn: Any, inputs: list[Any], *args: Any,
                               **kwargs: Any) -> Any:
@@ -401,7 +406,7 @@ def plain_text(content: Any) -> str:
 def build_app(
     index_dir: str, max_upload_mb: int = 50, llm: LLMConfig | None = None,
     backend: BackendConfig | None = None, allowed_hosts: Collection[str] = (),
-) -> gr.Blocks:
+) -> CheckedBlocks:
     """The chat page over the index at index_dir; `llm` enables the LLM answer mode;
     `allowed_hosts`: the host names, besides IP addresses and localhost, it is served by."""
     app = ChatApp(index_dir, max_upload_mb, llm, backend, allowed_hosts)
@@ -414,12 +419,15 @@ def build_app(
                 conversations = app.history.build()
                 panels, settings = side_panels(app, demo, max_upload_mb)
             with gr.Column(scale=5, elem_classes="qa-chat-column"):
+                app.viewer.build()
                 scope = app.collections.build_scope()
                 chat = chat_panel(app, [*settings, app.history.current, *scope])
         wire_documents(app, demo, panels, chat.chatbot)
         app.history.wire(demo, chat)
         app.collections.wire(demo, app.documents, [panels["table"], chat.chatbot])
         app.model.wire(demo)
+        app.viewer.wire()
+        demo.viewer = app.viewer
         panels["folds"].append(conversations)
         width = gr.Number(visible=False)  # the window's, sent by the page on load
         demo.load(fold_on_phones, width, panels["folds"], js="() => [window.innerWidth]",
@@ -555,6 +563,8 @@ def serve(
         footer_links=["api"],
         run_history=False,
     )
+    if app.viewer:
+        app.viewer.add_download_route(demo.server_app)
     print(f"qa serve: the chat is at {url}", flush=True)
     demo.block_thread()
 
