@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.helpers import ENV, QA, ROOT, qa_serve
-from tests.test_ui import ask, browser, document_row, open_page  # noqa: F401 - a fixture
+from tests.test_ui import PHONE, ask, browser, document_row, open_page  # noqa: F401 - a fixture
 
 pytestmark = [pytest.mark.process, pytest.mark.browser]
 
@@ -21,8 +21,8 @@ PHOTO_LINE = "The boiler was serviced by Acme Heating."
 
 
 def make_documents(folder: Path) -> None:
-    """A two-page PDF (fpdf2), a photo of two lines of text (PIL) and a workbook whose
-    sheet "Budget" has a header and three rows (openpyxl)."""
+    """A two-page PDF (fpdf2), a photo of two lines of text (PIL), a workbook whose
+    sheet "Budget" has a header and three rows (openpyxl) and a CSV with a long cell."""
     from fpdf import FPDF
     from openpyxl import Workbook
     from PIL import Image, ImageDraw, ImageFont
@@ -46,6 +46,9 @@ def make_documents(folder: Path) -> None:
     for row in [["Department", "Amount"], ["Libraries", 1200], ["Parks", 5300], ["Roads", 9100]]:
         sheet.append(row)
     book.save(folder / "spending.xlsx")
+    (folder / "orders.csv").write_text(
+        "Reference,Amount,Description\nA-17,240,The replacement of the whole north-facing roof "
+        "of the community library after the storm damage of that winter with new gutters\n")
 
 
 @pytest.fixture(scope="module")
@@ -163,3 +166,41 @@ def test_download_original_serves_indexed_files_only(served):
     elsewhere = httpx.get(route, params={"path": indexed},
                           headers={"Sec-Fetch-Site": "cross-site"})
     assert elsewhere.status_code == 403
+
+
+WORDS_BROKEN_JS = """(cells) => cells.flatMap((cell) => {
+  // The words of a cell drawn over more than one line box.
+  const text = cell.firstChild && cell.firstChild.nodeType === 3 ? cell.firstChild : null;
+  if (!text) return [];
+  const broken = [];
+  for (const match of text.data.matchAll(/\\S+/g)) {
+    const range = document.createRange();
+    range.setStart(text, match.index);
+    range.setEnd(text, match.index + match[0].length);
+    const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+    if (tops.size > 1) broken.push(match[0]);
+  }
+  return broken;
+})"""
+
+
+def test_a_phone_shows_the_question_box_first_and_tables_scroll_instead_of_breaking_words(
+    served, browser  # noqa: F811
+):
+    phone = open_page(browser, served["url"], viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        phone.wait_for_timeout(1500)  # past the page's own scrolling to the top
+        box = phone.locator("#qa-question textarea").bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"]
+
+        ask(phone, "What was the amount for the replacement of the library roof?")
+        card = phone.locator("#qa-chat .qa-sources").last.locator(".qa-source").first
+        headers = card.locator("table.qa-row th")
+        assert headers.count() >= 2
+        assert headers.evaluate_all(WORDS_BROKEN_JS) == []
+        card.locator("a.qa-open-original").click()
+        table = phone.locator("#qa-viewer .qa-view:not([hidden]) table.qa-view-table")
+        table.wait_for()
+        assert table.locator("th").evaluate_all(WORDS_BROKEN_JS) == []
+    finally:
+        phone.context.close()

@@ -197,7 +197,7 @@ def row_table(quote: str) -> str:
     if len(rows) == 1:
         cells = "".join(f"<tr><th>{escape(name)}</th><td>{escape(value)}</td></tr>"
                         for name, value in rows[0][1])
-        return f'<table class="qa-row">{head}{cells}</table>'
+        return f'<div class="qa-rows-wrap"><table class="qa-row">{head}{cells}</table></div>'
     names = list(dict.fromkeys(name for row in rows for name, _ in row[1]))
     header = "".join(f'<th scope="col">{escape(name)}</th>' for name in names)
     body = "".join("<tr>" + "".join(f"<td>{escape(dict(row[1]).get(name, ''))}</td>"
