@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.helpers import ENV, QA, ROOT, free_port, qa_serve
 from tests.test_ui import ask, browser, open_page  # noqa: F401 - browser is a fixture
@@ -65,6 +66,39 @@ def test_a_conversation_survives_a_reload_and_a_restart(browser, index, tmp_path
         page.context.close()
     mode = stat.S_IMODE((index / CONVERSATIONS).stat().st_mode)
     assert mode == 0o600, oct(mode)
+
+
+def scope_label(page) -> str:
+    return page.inner_text("#qa-scope .label-wrap")
+
+
+def test_the_ask_within_choice_stays_with_its_conversation(browser, index, tmp_path):  # noqa: F811
+    from tests.test_ui import SEED
+    from tests.test_ui_collections import choose
+
+    within = f"Ask within: {SEED}"
+    port = free_port()
+    with qa_serve(index, tmp_path / "serve.log", port=port) as (url, _):
+        page = open_page(browser, url)
+        page.click("#qa-scope .label-wrap")
+        choose(page, "qa-scope-documents", SEED)
+        page.wait_for_function("s => document.querySelector('#qa-scope').innerText.includes(s)",
+                               arg=within)
+        ask(page, "Who has resigned?")
+        page.reload()
+        page.wait_for_selector("#qa-chat .qa-sources")
+        expect(page.locator("#qa-scope .label-wrap")).to_contain_text(within)
+    with qa_serve(index, tmp_path / "serve-again.log", port=port) as (url, _):
+        page.reload()
+        page.wait_for_selector("#qa-chat .qa-sources", timeout=30_000)
+        expect(page.locator("#qa-scope .label-wrap")).to_contain_text(within)
+        page.click("#qa-scope .label-wrap")
+        expect(page.locator("#qa-scope-documents")).to_contain_text(SEED)  # chosen, not only named
+        page.click("#qa-conv-new")  # another conversation: its own choice, none yet
+        expect(page.locator("#qa-scope .label-wrap")).to_contain_text("Ask within: all documents")
+        page.locator("#qa-conv-list .qa-conv-open").first.click()  # back to the first
+        expect(page.locator("#qa-scope .label-wrap")).to_contain_text(within)
+        page.context.close()
 
 
 def test_history_list_renames_searches_exports_and_deletes_only_once_confirmed(

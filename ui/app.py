@@ -427,6 +427,7 @@ def build_app(
         app.collections.wire(demo, app.documents, [panels["table"], chat.chatbot])
         app.model.wire(demo)
         app.viewer.wire()
+        keep_scope_with_conversations(app)
         demo.viewer = app.viewer
         panels["folds"].append(conversations)
         width = gr.Number(visible=False)  # the window's, sent by the page on load
@@ -435,6 +436,23 @@ def build_app(
         documented_api(demo, app.ask, "ask")
         documented_api(demo, app.search, "search")
     return demo
+
+
+def keep_scope_with_conversations(app: ChatApp) -> None:
+    """The "Ask within" choice belongs to the conversation: kept when it is changed, shown
+    again when the page opens a conversation (a reload, a restart, a switch)."""
+    history, collections = app.history, app.collections
+    choices = [collections.scope_collections, collections.scope_documents]
+
+    def shown(current: str, request: gr.Request) -> tuple:
+        return collections.show_scope(*history.scope(current, request))
+
+    for switched in history.switches:
+        switched.then(shown, history.current, collections.scope_outputs(),
+                      api_visibility="private", queue=False)
+    for choice in choices:
+        choice.input(history.keep_scope, [history.current, *choices], None,
+                     api_visibility="private", queue=False)
 
 
 def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict, list]:

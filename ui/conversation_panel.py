@@ -31,6 +31,10 @@ EXPORTS = {"md": ("text/markdown", as_markdown), "json": ("application/json", as
 PRIVATE: dict[str, Any] = {"api_visibility": "private", "queue": False}
 
 
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
 def user_of(request: gr.Request | None) -> str:
     """Whose conversations a request may see: the logged-in user's ("" without --auth)."""
     return (getattr(request, "username", None) or "") if request else ""
@@ -73,15 +77,31 @@ class ConversationPanel:
         after each answer."""
         # the chat's messages are shown by its chatbot and sent back as its chatbot_state
         opened = [self.current, self.remembered, chat.chatbot, chat.chatbot_state, self.listing]
-        demo.load(self.restore, [self.remembered, self.search], opened, **PRIVATE)
-        self.new.click(self.start, self.search, opened, **PRIVATE)
-        chat.chatbot.clear(self.start, self.search, opened, **PRIVATE)
+        self.switches = [  # the events that put the page in another conversation
+            demo.load(self.restore, [self.remembered, self.search], opened, **PRIVATE),
+            self.new.click(self.start, self.search, opened, **PRIVATE),
+            chat.chatbot.clear(self.start, self.search, opened, **PRIVATE)]
         chat.chatbot.undo(self.undo, self.current, None, **PRIVATE)
         self.search.change(self.refresh, [self.current, self.search], self.listing, **PRIVATE)
         chat.chatbot.change(self.refresh, [self.current, self.search], self.listing,
                             trigger_mode="always_last", **PRIVATE)
-        self.listing.click(self.act, [self.current, self.search], [*opened, self.export],
-                           **PRIVATE).then(None, self.export, None, js=DOWNLOAD_JS, **PRIVATE)
+        acted = self.listing.click(self.act, [self.current, self.search],
+                                   [*opened, self.export], **PRIVATE)
+        acted.then(None, self.export, None, js=DOWNLOAD_JS, **PRIVATE)
+        self.switches.append(acted)
+
+    def scope(self, current: str, request: gr.Request) -> tuple[list[str], list[str]]:
+        """The (collections, documents) the page's conversation asks within."""
+        if not (is_id(current) and self.allowed(request)):
+            return [], []
+        return self.store.scope(user_of(request), current)
+
+    def keep_scope(self, current: str, collections: Any, documents: Any,
+                   request: gr.Request) -> None:
+        """Keep the "Ask within" choice with the page's conversation."""
+        if is_id(current) and self.allowed(request):
+            self.store.set_scope(user_of(request), current, _strings(collections),
+                                 _strings(documents))
 
     def undo(self, current: str, event: gr.UndoData, request: gr.Request) -> None:
         """The chat's Undo takes back the last question: so does the store (`event.index` is

@@ -3,8 +3,9 @@
 One SQLite file in the index folder (CONVERSATIONS), readable and writable by its owner
 only (0600). A conversation is keyed by the user logged in (`--auth`; "" without it) and
 a random id the browser keeps: every query names the user, so no user reads, renames,
-deletes or exports another's conversation. Also owned here: the exports, as Markdown
-(with each answer's citations) and as JSON.
+deletes or exports another's conversation. Also owned here: the "Ask within" choice of
+each conversation (kept apart from its turns: it is chosen before the first question),
+and the exports, as Markdown (with each answer's citations) and as JSON.
 """
 
 import json
@@ -33,6 +34,9 @@ CREATE TABLE IF NOT EXISTS turns (
     PRIMARY KEY (user, conversation, position),
     FOREIGN KEY (user, conversation) REFERENCES conversations (user, id) ON DELETE CASCADE);
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS scopes (
+    user TEXT NOT NULL, conversation TEXT NOT NULL, scope TEXT NOT NULL,
+    PRIMARY KEY (user, conversation));
 """
 
 
@@ -170,6 +174,24 @@ class ConversationStore:
     def delete(self, user: str, conversation: str) -> None:
         with self._db() as db:
             db.execute("DELETE FROM conversations WHERE user = ? AND id = ?", (user, conversation))
+            db.execute("DELETE FROM scopes WHERE user = ? AND conversation = ?",
+                       (user, conversation))
+
+    def set_scope(self, user: str, conversation: str, collections: list[str],
+                  documents: list[str]) -> None:
+        """Keep the collections and documents a conversation asks within."""
+        scope = json.dumps({"collections": collections, "documents": documents})
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO scopes VALUES (?, ?, ?)",
+                       (user, conversation, scope))
+
+    def scope(self, user: str, conversation: str) -> tuple[list[str], list[str]]:
+        """The (collections, documents) a conversation asks within; none kept: ([], [])."""
+        with self._db() as db:
+            row = db.execute("SELECT scope FROM scopes WHERE user = ? AND conversation = ?",
+                             (user, conversation)).fetchone()
+        kept = json.loads(row[0]) if row else {}
+        return list(kept.get("collections", [])), list(kept.get("documents", []))
 
 
 def _drop_turns(db: sqlite3.Connection, user: str, conversation: str, start: int) -> None:
