@@ -425,14 +425,16 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _docs(args: argparse.Namespace) -> int:
+    from qa.ingest import counted
+
     documents = _open(args).documents()
     if args.json:
         _print_json([{"path": d.path, "title": d.title, "chunks": d.chunks,
                       "indexed_at": d.indexed_at} for d in documents])
         return 0
     for d in documents:
-        print(f"{_printable(d.path)}\t{d.chunks} chunks\tindexed {d.indexed_at}")
-    print(f"{len(documents)} documents")
+        print(f"{_printable(d.path)}\t{counted(d.chunks, 'chunk')}\tindexed {d.indexed_at}")
+    print(counted(len(documents), "document"))
     return 0
 
 
@@ -468,6 +470,8 @@ def _add_collections(commands: argparse._SubParsersAction, common) -> None:
 
 
 def _collections(args: argparse.Namespace) -> int:
+    from qa.ingest import counted
+
     index = _open(args)
     collections = index.collections
     if args.action == "create":
@@ -487,8 +491,8 @@ def _collections(args: argparse.Namespace) -> int:
     else:
         counts = collections.counts()
         for name, count in counts.items():
-            print(f"{name}\t{count} documents")
-        print(f"{len(counts)} collections")
+            print(f"{name}\t{counted(count, 'document')}")
+        print(counted(len(counts), "collection"))
     return 0
 
 

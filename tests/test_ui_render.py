@@ -415,3 +415,26 @@ def test_a_quote_of_two_table_rows_is_shown_as_the_two_rows():
     assert [visible(re.sub(r"</t[hd]>", "|", row)) for row in rows] == [
         "Department|Amount|", "Libraries|1200|", "Parks|5300|"]
     assert visible(re.search(r"<caption>(.*?)</caption>", table).group(1)) == "Budget"
+
+
+def test_an_empty_index_says_to_add_documents_here_and_offers_no_example_questions(tmp_path):
+    from ui.app import ChatApp
+
+    app = ChatApp(str(tmp_path / "index"), max_upload_mb=5)
+    try:
+        answer = app.index.ask("What are these documents about?")
+        shown = visible(render.answer_html(answer.text, answer.found))
+        assert "`" not in shown and "qa index" not in shown
+        assert "add some under Documents" in shown
+        _, examples = app.documents()
+        assert examples["examples"] == []
+    finally:
+        app.index.close()
+
+
+def test_counts_of_one_are_singular():
+    from qa.ingest import Report
+
+    assert Report(added=1, chunks_embedded=1).summary().endswith("; 1 chunk embedded")
+    assert render.counted(1, "collection") == "1 collection"
+    assert render.counted(1_001, "collection") == "1,001 collections"

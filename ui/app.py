@@ -48,6 +48,7 @@ NOT_TEXT = "The question must be text."
 HERE = Path(__file__).parent
 CSS_PATH = HERE / "style.css"
 HEADER = (
+    '<a class="qa-skip" href="#qa-question">Skip to the question</a>'
     '<div class="qa-header"><div class="qa-logo">qa</div><div>'
     '<div class="qa-title">Chat with your documents</div>'
     '<div class="qa-subtitle">Answers are quoted from your files, with numbered sources '
@@ -176,7 +177,7 @@ class ChatApp:
         examples = [{"text": f"What is “{self.label(d)}” about?"} for d in latest]
         listing = render.documents_html(docs, self.label, preview,
                                         self.index.collections.memberships())
-        return listing, gr.update(examples=examples or None)
+        return listing, gr.update(examples=examples)  # none: no examples offered
 
     def label(self, document: DocumentInfo) -> str:
         """A document's title, or else the start of its first line."""

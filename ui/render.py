@@ -19,6 +19,8 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from qa import Answer, Citation, DocumentInfo, Hit
+from qa.answer import NO_DOCUMENTS
+from qa.ingest import counted
 from qa.tables import row_fields
 from ui.conversations import Conversation
 
@@ -31,6 +33,8 @@ SLIDES = (".pptx",)  # one page a slide
 LINES = (".txt", ".md", ".markdown")  # whose lines are the file's own
 _SPECIAL = frozenset(string.punctuation)
 ORIGINAL_ROUTE = "/qa/original"  # ?path=an indexed file: its bytes (ui/viewer.py serves it)
+NO_DOCUMENTS_HERE = ("No documents are indexed yet: add some under Documents, and ask about "
+                     "them as soon as they are indexed.")
 COPY_BUTTON = (  # ui/page.js copies the answer and its sources as plain text
     '<div class="qa-actions"><button class="qa-copy" type="button">Copy answer</button></div>'
 )
@@ -112,7 +116,9 @@ def place(path: str, page: int | None, text: str | None, start: int) -> str:
 
 
 def answer_html(text: str, found: bool = True) -> str:
-    """The answer (possibly partial, while streaming) with styled [n] markers."""
+    """The answer (possibly partial, while streaming) with styled [n] markers; the empty
+    index's answer says what to do on this page, not in a terminal."""
+    text = NO_DOCUMENTS_HERE if text == NO_DOCUMENTS else text
     body = _MARKER.sub(
         r'<button type="button" class="qa-cite" title="Show source \1">&#91;\1&#93;</button>',
         escape(text),
@@ -384,11 +390,6 @@ def model_html(model: str | None, base_url: str | None, saved_key: bool) -> str:
     key = " · a key is saved" if saved_key else ""
     return (f'<div class="qa-model-line">In use: <strong>{escape(model)}</strong> at '
             f"{escape(base_url or '')}{key}</div>")
-
-
-def counted(number: int, noun: str) -> str:
-    """"1 document", "3 documents" (the nouns shown here all take an s)."""
-    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def sentence(text: str) -> str:
