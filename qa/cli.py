@@ -206,6 +206,12 @@ def _add_eval(commands, common: argparse.ArgumentParser) -> None:
                        help="save the refusal threshold's trade-off curve (PNG)")
     add_llm_options(squad)
     squad.set_defaults(run=_eval_squad)
+    feedback = kinds.add_parser(
+        "feedback", parents=[common],
+        help="ask again the questions whose answers were marked wrong in the web chat")
+    feedback.add_argument("files", nargs="+", metavar="FILE",
+                          help="a conversation exported as JSON from the web chat")
+    feedback.set_defaults(run=_eval_feedback)
     beir.add_argument("dataset", metavar="DIR", help="corpus.jsonl, queries.jsonl, qrels/")
     evidence.add_argument("dataset", metavar="DIR", help="corpus.jsonl, queries.jsonl, qrels/")
     squad.add_argument("dataset", metavar="FILE", help="a SQuAD-format JSON file")
@@ -237,6 +243,18 @@ def _eval_index(args: argparse.Namespace, write_corpus, settings: Settings | Non
     report = index.add([cache / "corpus"])
     print(f"corpus index in {cache}: {report.summary()}", file=sys.stderr)
     return index, cache
+
+
+def _eval_feedback(args: argparse.Namespace) -> int:
+    from qa import feedback
+
+    flagged = feedback.read_flagged(args.files)
+    if not flagged:
+        print("no answer is marked wrong in these conversations")
+        return 0
+    with closing(_open(args)) as index:
+        print(feedback.report(feedback.recheck(index, flagged)))
+    return 0
 
 
 def _eval_beir(args: argparse.Namespace) -> int:

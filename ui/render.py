@@ -35,8 +35,10 @@ _SPECIAL = frozenset(string.punctuation)
 ORIGINAL_ROUTE = "/qa/original"  # ?path=an indexed file: its bytes (ui/viewer.py serves it)
 NO_DOCUMENTS_HERE = ("No documents are indexed yet: add some under Documents, and ask about "
                      "them as soon as they are indexed.")
-COPY_BUTTON = (  # ui/page.js copies the answer and its sources as plain text
-    '<div class="qa-actions"><button class="qa-copy" type="button">Copy answer</button></div>'
+COPY_BUTTON = (  # ui/page.js copies the answer and its sources as plain text; ui/feedback.js
+    '<div class="qa-actions"><button class="qa-copy" type="button">Copy answer</button>'
+    '<button class="qa-flag" type="button" title="Tell us this answer is wrong">'
+    "👎 Wrong answer</button></div>"  # asks what was wrong
 )
 _MARKER = re.compile(r"&#91;(\d+)&#93;")
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*")
@@ -396,6 +398,26 @@ def sentence(text: str) -> str:
     """A message as a sentence: capital first letter, final full stop."""
     text = text.strip()
     return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
+FEEDBACK_FORM = (
+    '<form class="qa-feedback" role="dialog" aria-labelledby="qa-feedback-title" hidden>'
+    '<div class="qa-feedback-title" id="qa-feedback-title">What was wrong with this answer?</div>'
+    '<label for="qa-feedback-correct">The right answer (optional)</label>'
+    '<textarea id="qa-feedback-correct" rows="3"></textarea>'
+    '<label class="qa-feedback-refuse"><input type="checkbox" id="qa-feedback-refuse"> '
+    "It should have said the documents do not hold the answer</label>"
+    '<div class="qa-feedback-buttons"><button type="submit" class="qa-feedback-send">'
+    'Mark as wrong</button><button type="button" class="qa-feedback-cancel">Cancel</button>'
+    "</div></form>"
+)
+
+
+def feedback_html(note: str = "") -> str:
+    """The form that marks an answer wrong (ui/feedback.js opens it under the answer's
+    button), and a line saying what became of the last one."""
+    shown = f'<div class="qa-feedback-note" role="status">{escape(note)}</div>' if note else ""
+    return FEEDBACK_FORM + shown
 
 
 def conversations_html(
