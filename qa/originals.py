@@ -2,9 +2,9 @@
 
 What a citation points into, drawn from the file itself: a PDF page as a PNG with the
 boxes of the quoted characters (PDFium's text page: character positions), an image (or
-a frame of a TIFF) with the boxes of the OCR lines the quote was read from (RapidOCR
-again, on that one image, at view time: indexing keeps no boxes), a sheet or CSV as
-rows with the cited ones marked, a slide as its title, text and notes.
+a frame of a TIFF, or a scanned PDF page) with the boxes of the OCR lines the quote was
+read from (RapidOCR again, on that one image, at view time: indexing keeps no boxes),
+a sheet or CSV as rows with the cited ones marked, a slide as its title, text and notes.
 
 Only a file that is in the index and unchanged since it was indexed is read
 (`indexed_bytes`): a file edited since could be anything, and indexing it again applies
@@ -104,7 +104,11 @@ def pdf_page(data: bytes, page: int, quote: str) -> Picture:
         width, height = drawn.get_size()
         scale = VIEW_SIDE / max(width, height, 1)
         image = drawn.render(scale=scale).to_pil()
-        boxes = _pdf_boxes(drawn.get_textpage(), quote, width, height)
+        text_page = drawn.get_textpage()
+        if text_page.count_chars():
+            boxes = _pdf_boxes(text_page, quote, width, height)
+        else:  # a scan, read by OCR at indexing: its lines are found so again
+            boxes = _read_boxes(data, page, quote, "pdf")
         return Picture(_png(image), image.width, image.height, boxes, count)
     finally:
         document.close()
@@ -129,11 +133,18 @@ def image_page(data: bytes, page: int, quote: str) -> Picture:
     """Frame `page` (from 1; a TIFF has several) of an image drawn, with the boxes of the
     OCR lines that hold `quote`; the image is refused as at indexing if it is too large."""
     frame, count = _frame(data, page)
-    lines = _ocr_lines(data, page)
-    found = _locate([(ch, n) for n, (text, _) in enumerate(lines) for ch in text], quote)
+    boxes = _read_boxes(data, page, quote, "image")
     frame.thumbnail((VIEW_SIDE, VIEW_SIDE))
-    return Picture(_png(frame), frame.width, frame.height, [lines[n][1] for n in sorted(found)],
-                   count)
+    return Picture(_png(frame), frame.width, frame.height, boxes, count)
+
+
+def _read_boxes(data: bytes, page: int, quote: str, kind: str) -> list[Box]:
+    """The boxes of the OCR lines that hold `quote` (no OCR without a quote)."""
+    if not quote.strip():
+        return []
+    lines = _ocr_lines(data, page, kind)
+    found = _locate([(ch, n) for n, (text, _) in enumerate(lines) for ch in text], quote)
+    return [lines[n][1] for n in sorted(found)]
 
 
 def _frame(data: bytes, page: int):
@@ -146,11 +157,12 @@ def _frame(data: bytes, page: int):
 
 
 @functools.lru_cache(maxsize=16)  # OCR takes seconds: a page looked at again is not re-read
-def _ocr_lines(data: bytes, page: int) -> tuple[tuple[str, Box], ...]:
-    """Each line RapidOCR reads in an image's frame, with its box as fractions of it."""
+def _ocr_lines(data: bytes, page: int, kind: str) -> tuple[tuple[str, Box], ...]:
+    """Each line RapidOCR reads in an image's frame, or a PDF page drawn as OCR draws it
+    at indexing, with its box as fractions of the page."""
     import numpy as np
 
-    frame, _ = _frame(data, page)
+    frame = _frame(data, page)[0] if kind == "image" else _scan(data, page)
     result = ocr._engine()(np.asarray(frame))
     lines = []
     boxes = result.boxes if result.boxes is not None else ()
@@ -160,6 +172,17 @@ def _ocr_lines(data: bytes, page: int) -> tuple[tuple[str, Box], ...]:
                                   (max(xs) - min(xs)) / frame.width,
                                   (max(ys) - min(ys)) / frame.height)))
     return tuple(lines)
+
+
+def _scan(data: bytes, page: int):
+    """A PDF page drawn as indexing draws it for OCR."""
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(data)
+    try:
+        return ocr._render(document[page - 1])
+    finally:
+        document.close()
 
 
 def _locate(units: Sequence[tuple[str, int]], quote: str) -> set[int]:

@@ -53,3 +53,27 @@ def test_only_an_indexed_file_unchanged_since_indexing_is_read(tmp_path):
             originals.indexed_bytes(index, seed)
     finally:
         index.close()
+
+
+def test_a_scanned_pdf_page_has_its_quoted_line_boxed_as_ocr_reads_it(tmp_path):
+    from fpdf import FPDF
+    from PIL import Image, ImageDraw, ImageFont
+
+    scan = Image.new("RGB", (1240, 1754), "white")  # an A4 page at 150 dpi
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 40)
+    ImageDraw.Draw(scan).text((120, 200), "Invoice from the harbour office", fill="black",
+                              font=font)
+    ImageDraw.Draw(scan).text((120, 900), "The ferry leaves at dawn on Tuesday", fill="black",
+                              font=font)
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.image(scan, x=0, y=0, w=210, h=297)
+    data = bytes(pdf.output())
+    quote = "The ferry leaves at dawn on Tuesday"
+    assert quote in load(Path("scan.pdf"), data).text  # as OCR read it at indexing
+
+    picture = originals.pdf_page(data, 1, quote)
+
+    [(left, top, width, height)] = picture.boxes
+    assert 0.45 < top < 0.55 and 0.05 < left < 0.15 and width > 0.4  # the second line
+    assert max(picture.width, picture.height) == originals.VIEW_SIDE
