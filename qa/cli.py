@@ -213,6 +213,12 @@ def _add_eval(commands, common: argparse.ArgumentParser) -> None:
                        help="save the refusal threshold's trade-off curve (PNG)")
     add_llm_options(squad)
     squad.set_defaults(run=_eval_squad)
+    feedback = kinds.add_parser(
+        "feedback", parents=[common],
+        help="ask again the questions whose answers were marked wrong in the web chat")
+    feedback.add_argument("files", nargs="+", metavar="FILE",
+                          help="a conversation exported as JSON from the web chat")
+    feedback.set_defaults(run=_eval_feedback)
     beir.add_argument("dataset", metavar="DIR", help="corpus.jsonl, queries.jsonl, qrels/")
     evidence.add_argument("dataset", metavar="DIR", help="corpus.jsonl, queries.jsonl, qrels/")
     squad.add_argument("dataset", metavar="FILE", help="a SQuAD-format JSON file")
@@ -244,6 +250,18 @@ def _eval_index(args: argparse.Namespace, write_corpus, settings: Settings | Non
     report = index.add([cache / "corpus"])
     print(f"corpus index in {cache}: {report.summary()}", file=sys.stderr)
     return index, cache
+
+
+def _eval_feedback(args: argparse.Namespace) -> int:
+    from qa import feedback
+
+    flagged = feedback.read_flagged(args.files)
+    if not flagged:
+        print("no answer is marked wrong in these conversations")
+        return 0
+    with closing(_open(args)) as index:
+        print(feedback.report(feedback.recheck(index, flagged)))
+    return 0
 
 
 def _eval_beir(args: argparse.Namespace) -> int:
@@ -433,6 +451,8 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _docs(args: argparse.Namespace) -> int:
+    from qa.ingest import counted
+
     if args.stats:
         return _stats(_open(args).counts(), args.json)
     documents = _open(args).documents()
@@ -441,8 +461,8 @@ def _docs(args: argparse.Namespace) -> int:
                       "indexed_at": d.indexed_at} for d in documents])
         return 0
     for d in documents:
-        print(f"{_printable(d.path)}\t{d.chunks} chunks\tindexed {d.indexed_at}")
-    print(f"{len(documents)} documents")
+        print(f"{_printable(d.path)}\t{counted(d.chunks, 'chunk')}\tindexed {d.indexed_at}")
+    print(counted(len(documents), "document"))
     return 0
 
 
@@ -487,6 +507,8 @@ def _add_collections(commands: argparse._SubParsersAction, common) -> None:
 
 
 def _collections(args: argparse.Namespace) -> int:
+    from qa.ingest import counted
+
     index = _open(args)
     collections = index.collections
     if args.action == "create":
@@ -506,8 +528,8 @@ def _collections(args: argparse.Namespace) -> int:
     else:
         counts = collections.counts()
         for name, count in counts.items():
-            print(f"{name}\t{count} documents")
-        print(f"{len(counts)} collections")
+            print(f"{name}\t{counted(count, 'document')}")
+        print(counted(len(counts), "collection"))
     return 0
 
 

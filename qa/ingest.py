@@ -75,6 +75,11 @@ class Outcome:
     touch: FileState | None = None
 
 
+
+def counted(number: int, noun: str) -> str:
+    """"1 chunk", "3 chunks" (for the nouns the messages use, which all take an s)."""
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
+
 @dataclass(slots=True)
 class Report:
     """What one indexing run did."""
@@ -91,7 +96,7 @@ class Report:
         return (
             f"{self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
             f"{self.removed} removed, {len(self.failed)} failed, {len(self.skipped)} skipped; "
-            f"{self.chunks_embedded} chunks embedded"
+            f"{counted(self.chunks_embedded, 'chunk')} embedded"
         )
 
     def record(self, item: "Embedded | Outcome") -> None:

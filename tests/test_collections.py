@@ -95,7 +95,7 @@ def test_the_cli_indexes_into_lists_and_asks_within_a_collection(tmp_path, seed_
 
     assert main([*index, "collections"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "Farm\t1 documents", "News\t1 documents", "2 collections"]
+        "Farm\t1 document", "News\t1 document", "2 collections"]
     assert main([*index, "search", "apples", "--collection", "News", "--json"]) == 0
     assert "orchard" not in capsys.readouterr().out
     assert main([*index, "ask", "How many varieties of apples?", "--collection", "Farm"]) == 0

@@ -324,7 +324,7 @@ def test_an_index_of_another_user_can_be_read_but_not_written(others_index, seed
         def qa(*args):
             return _qa("--index", str(others_index), *args, preexec_fn=_without_root_powers)
 
-        assert qa("docs").stdout.endswith("1 documents\n")
+        assert qa("docs").stdout.endswith("1 document\n")
         asked = qa("ask", RESIGNED)
         assert asked.returncode == 0 and "Martinez and Herrera" in asked.stdout, asked.stderr
         _one_line_error(qa("index", str(seed_copy)), f"cannot write the index at {others_index}")

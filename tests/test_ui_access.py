@@ -166,3 +166,37 @@ def test_the_server_log_says_where_the_chat_is_without_a_share_hint(server):  # 
     log = (server["index"].parent / "serve.log").read_text()
     assert f"qa serve: the chat is at {server['url']}/" in log
     assert "share=True" not in log
+
+
+def test_skip_to_the_question_is_the_first_tab_stop(browser, server):  # noqa: F811
+    page = open_page(browser, server["url"])
+    try:
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        page.mouse.click(2, 2)  # the top of the page: where the keyboard starts from
+        page.keyboard.press("Tab")
+        skip = page.locator(".qa-skip")
+        assert page.evaluate("document.activeElement.matches('.qa-skip')")
+        assert skip.inner_text() == "Skip to the question" and skip.is_visible()
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.activeElement.matches('#qa-question textarea')")
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_viewer_is_reached_by_keyboard_and_meets_aa_contrast(browser, server, scheme):  # noqa: F811
+    page = open_page(browser, server["url"], color_scheme=scheme)
+    try:
+        ask(page, "Who has resigned?")
+        tab_to(page, "#qa-chat a.qa-open-original")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#qa-viewer .qa-view mark.qa-quote")
+        page.wait_for_function("document.activeElement.matches('.qa-view-close')")
+        style, width = outline(page)
+        assert style != "none" and width >= 2
+        assert page.evaluate(LOW_CONTRAST_JS) == []
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#qa-viewer .qa-view", state="hidden")
+        assert page.evaluate("document.activeElement.matches('a.qa-open-original')")
+    finally:
+        page.context.close()

@@ -5,11 +5,13 @@ browser: in the quick loop).
 
 import json
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
-from tests.helpers import copy_index, free_port, qa_serve
+from tests.helpers import ENV, QA, ROOT, copy_index, free_port, qa_serve
 from tests.test_ui import ask, browser, open_page  # noqa: F401 - browser is a fixture
 from ui.conversations import CONVERSATIONS, ConversationStore, new_id
 
@@ -65,6 +67,71 @@ def test_a_conversation_survives_a_restart_and_the_list_renames_searches_exports
         assert page.locator("#qa-chat .qa-answer").count() == 1
         page.context.close()
 
+
+def scope_label(page) -> str:
+    return page.inner_text("#qa-scope .label-wrap")
+
+
+def test_the_ask_within_choice_stays_with_its_conversation(browser, index, tmp_path):  # noqa: F811
+    from tests.test_ui import SEED
+    from tests.test_ui_collections import choose
+
+    within = f"Ask within: {SEED}"
+    port = free_port()
+    with qa_serve(index, tmp_path / "serve.log", port=port) as (url, _):
+        page = open_page(browser, url)
+        page.click("#qa-scope .label-wrap")
+        choose(page, "qa-scope-documents", SEED)
+        page.wait_for_function("s => document.querySelector('#qa-scope').innerText.includes(s)",
+                               arg=within)
+        ask(page, "Who has resigned?")
+        page.reload()
+        page.wait_for_selector("#qa-chat .qa-sources")
+        expect(page.locator("#qa-scope .label-wrap")).to_contain_text(within)
+    with qa_serve(index, tmp_path / "serve-again.log", port=port) as (url, _):
+        page.reload()
+        page.wait_for_selector("#qa-chat .qa-sources", timeout=30_000)
+        expect(page.locator("#qa-scope .label-wrap")).to_contain_text(within)
+        page.click("#qa-scope .label-wrap")
+        expect(page.locator("#qa-scope-documents")).to_contain_text(SEED)  # chosen, not only named
+        page.click("#qa-conv-new")  # another conversation: its own choice, none yet
+        expect(page.locator("#qa-scope .label-wrap")).to_contain_text("Ask within: all documents")
+        page.locator("#qa-conv-list .qa-conv-open").first.click()  # back to the first
+        expect(page.locator("#qa-scope .label-wrap")).to_contain_text(within)
+        page.context.close()
+
+
+def test_an_answer_marked_wrong_is_kept_exported_and_asked_again(browser, index, tmp_path):  # noqa: F811
+    with qa_serve(index, tmp_path / "serve.log") as (url, _):
+        page = open_page(browser, url)
+        ask(page, "Who has resigned?")
+        page.locator("#qa-chat .qa-flag").last.click()
+        form = page.locator("#qa-feedback form.qa-feedback")
+        form.locator("textarea").fill("Cedillo")
+        form.get_by_role("button", name="Mark as wrong").click()
+        page.locator("#qa-feedback .qa-feedback-note").get_by_text("Marked as wrong").wait_for()
+        assert page.locator("#qa-chat .qa-flag").last.inner_text() == "👎 Marked wrong"
+        page.get_by_text("1 question").wait_for()
+        with page.expect_download() as download:
+            page.locator("#qa-conv-list .qa-conv-json").first.click()
+        export = tmp_path / "conversation.json"
+        download.value.save_as(export)
+        page.context.close()
+    [turn] = json.loads(export.read_text())["turns"]
+    assert turn["feedback"]["correct"] == "Cedillo" and not turn["feedback"]["should_refuse"]
+
+    checked = subprocess.run([*QA, "eval", "feedback", "--index", str(index), str(export)],
+                             cwd=ROOT, env=ENV, capture_output=True, text=True, check=True)
+    lines = checked.stdout.splitlines()
+    assert lines[0] == "SAME\tWho has resigned?"  # the index has not changed
+    assert "expected:     “Cedillo” (not as expected)" in checked.stdout
+    assert lines[-1] == "1 marked wrong: 0 now differ, 1 the same"
+
+
+def test_history_list_renames_searches_exports_and_deletes_only_once_confirmed(
+    browser, index, tmp_path  # noqa: F811
+):
+    with qa_serve(index, tmp_path / "serve.log") as (url, _):
         page = open_page(browser, url)
         page.locator("#qa-conv-new").click()
         page.wait_for_function("!document.querySelector('#qa-chat .qa-answer')")
@@ -147,3 +214,38 @@ def test_retry_replaces_and_undo_drops_the_last_turns(tmp_path):
     assert [t.question for t in store.turns("", conversation)] == ["First?", "Second again?"]
     store.truncate("", conversation, 1)  # Undo
     assert [t.question for t in store.turns("", conversation)] == ["First?"]
+
+
+def test_a_mark_is_the_users_own_goes_with_its_turn_and_a_changed_answer_differs(
+    tmp_path, seed_index_path
+):
+    from ui.conversations import as_json, as_markdown
+
+    store = ConversationStore(tmp_path)
+    mine = new_id()
+    stale = {**ANSWER, "answer": "Nobody has resigned.", "found": True}
+    store.add_turn("ann", mine, 0, "Who has resigned?", "<div>shown</div>", stale)
+    store.add_turn("ann", mine, 1, "Who else?", "<div>shown</div>", ANSWER)
+    assert not store.flag("bob", mine, 0, "Martinez", False)  # not bob's
+    assert not store.flag("ann", mine, 5, "", True)  # no such turn
+    assert store.flag("ann", mine, 0, "Martinez and Herrera", False)
+    store.flag("ann", mine, 1, "", True)
+    store.truncate("ann", mine, 1)  # the chat's Undo takes the second turn, and its mark
+    turns = store.turns("ann", mine)
+    assert [t.feedback is not None for t in turns] == [True]
+    conversation = store.conversation("ann", mine)
+    assert "Marked wrong: Martinez and Herrera." in as_markdown(conversation, turns)
+    export = tmp_path / "export.json"
+    export.write_text(as_json(conversation, turns))
+
+    checked = subprocess.run([*QA, "eval", "feedback", "--index", str(seed_index_path),
+                              str(export)], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                             check=True)
+    assert checked.stdout.splitlines()[0] == "DIFFERS\tWho has resigned?"
+    assert "“Martinez and Herrera” (as expected)" in checked.stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    refused = subprocess.run([*QA, "eval", "feedback", "--index", str(seed_index_path),
+                              str(bad)], cwd=ROOT, env=ENV, capture_output=True, text=True)
+    assert refused.returncode != 0 and "not a conversation exported as JSON" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1

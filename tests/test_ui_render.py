@@ -408,3 +408,63 @@ def test_excerpt_context_and_preview_render_the_markdown_of_the_document():
 
     preview = render.preview_html(Info(), "Zephyr", text)
     assert "<strong>Notes</strong>" in preview and "#" not in visible(preview)
+
+
+@pytest.mark.parametrize(("path", "text", "title"), [
+    ("/d/spending.xlsx", "Budget: Department: Parks; Amount: 5300.", "spending.xlsx"),
+    ("/d/staff.csv", "Name: Ada; Company: Engines.", "staff.csv"),
+    ("/d/deck.pptx", "Quarterly review\n\nRevenue grew.", "Quarterly review"),
+    ("/d/notes.txt", "Meeting notes\nMore.", "Meeting notes"),
+])
+def test_a_sheet_is_titled_by_its_file_name_and_a_deck_by_its_title_slide(path, text, title):
+    assert render.title_of("", text, path) == title
+
+
+SHEETS = ("Budget: Department: Libraries; Amount: 1200.\nBudget: Department: Parks; Amount: 5300."
+          "\n\nStaff: Name: Ada; Role: Programmer.\nStaff: Name: Grace; Role: Admiral.")
+
+
+@pytest.mark.parametrize(("path", "page", "text", "start", "where"), [
+    ("/d/spending.xlsx", 1, SHEETS, SHEETS.index("Budget: Department: Parks"),
+     "sheet Budget, row 3"),
+    ("/d/spending.xlsx", 2, SHEETS, SHEETS.index("Staff: Name: Ada"), "sheet Staff, row 2"),
+    ("/d/staff.csv", None, "Name: Ada; Role: P.\nName: Grace; Role: A.", 20, "row 3"),
+    ("/d/deck.pptx", 3, "x", 0, "slide 3"),
+    ("/d/report.pdf", 4, "x", 0, "page 4"),
+    ("/d/notes.txt", None, "one\ntwo\nthree", 8, "line 3"),
+    ("/d/photo.png", None, "a line", 0, ""),
+])
+def test_a_citation_says_where_it_is_as_its_kind_of_file_counts(path, page, text, start, where):
+    assert render.place(path, page, text, start) == where
+
+
+def test_a_quote_of_two_table_rows_is_shown_as_the_two_rows():
+    quote = "Budget: Department: Libraries; Amount: 1200.\nBudget: Department: Parks; Amount: 5300."
+    table = render.row_table(quote)
+    rows = re.findall(r"<tr>(.*?)</tr>", table)
+    assert [visible(re.sub(r"</t[hd]>", "|", row)) for row in rows] == [
+        "Department|Amount|", "Libraries|1200|", "Parks|5300|"]
+    assert visible(re.search(r"<caption>(.*?)</caption>", table).group(1)) == "Budget"
+
+
+def test_an_empty_index_says_to_add_documents_here_and_offers_no_example_questions(tmp_path):
+    from ui.app import ChatApp
+
+    app = ChatApp(str(tmp_path / "index"), max_upload_mb=5)
+    try:
+        answer = app.index.ask("What are these documents about?")
+        shown = visible(render.answer_html(answer.text, answer.found))
+        assert "`" not in shown and "qa index" not in shown
+        assert "add some under Documents" in shown
+        _, examples = app.documents()
+        assert examples["examples"] == []
+    finally:
+        app.index.close()
+
+
+def test_counts_of_one_are_singular():
+    from qa.ingest import Report
+
+    assert Report(added=1, chunks_embedded=1).summary().endswith("; 1 chunk embedded")
+    assert render.counted(1, "collection") == "1 collection"
+    assert render.counted(1_001, "collection") == "1,001 collections"

@@ -33,6 +33,7 @@ from ui.guard import Guard, from_own_page
 from ui.model_panel import ModelPanel
 from ui.render import sentence
 from ui.uploads import UPLOADS
+from ui.viewer import Viewer
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 CONCURRENCY = 16  # questions answered at once (the library lets them overlap)
@@ -46,6 +47,7 @@ NOT_TEXT = "The question must be text."
 HERE = Path(__file__).parent
 CSS_PATH = HERE / "style.css"
 HEADER = (
+    '<a class="qa-skip" href="#qa-question">Skip to the question</a>'
     '<div class="qa-header"><div class="qa-logo">qa</div><div>'
     '<div class="qa-title">Chat with your documents</div>'
     '<div class="qa-subtitle">Answers are quoted from your files, with numbered sources '
@@ -80,6 +82,7 @@ class ChatApp:
         self.collections = CollectionPanel(self.index, self.from_this_page, self.label)
         self.model = ModelPanel(self.index, llm, self.from_this_page,
                                 allow_private_model_hosts)
+        self.viewer = Viewer(self.index, self.from_this_page, self.label, self.allowed_hosts)
         for path in uploads.interrupted(self.uploads_dir):  # it may have stopped qa serve
             print(f"qa serve: {path.name} was being indexed when qa serve stopped: set aside "
                   f"in {uploads.set_aside(path).parent}, not indexed again", file=sys.stderr)
@@ -175,7 +178,7 @@ class ChatApp:
         examples = [{"text": f"What is “{self.label(d)}” about?"} for d in latest]
         listing = render.documents_html(docs, self.label, preview,
                                         self.index.collections.memberships())
-        return listing, gr.update(examples=examples or None)
+        return listing, gr.update(examples=examples)  # none: no examples offered
 
     def label(self, document: DocumentInfo) -> str:
         """A document's title, or else the start of its first line."""
@@ -310,7 +313,10 @@ def embedding_progress(progress: gr.Progress) -> Callable[[int, int], None]:
 
 class CheckedBlocks(gr.Blocks):
     """gr.Blocks whose refusals of a malformed request (too few values, a value its
-    component cannot take) are user errors: one line in the log, not a traceback."""
+    component cannot take) are user errors: one line in the log, not a traceback; and
+    which knows its viewer, whose download route is added once the server runs."""
+
+    viewer: Viewer | None = None
 
     async def preprocess_data(self, block_fn: Any, inputs: list[Any], *args: Any,
                               **kwargs: Any) -> Any:
@@ -407,7 +413,7 @@ def build_app(
     index_dir: str, max_upload_mb: int = 50, llm: LLMConfig | None = None,
     backend: BackendConfig | None = None, allowed_hosts: Collection[str] = (),
     allow_private_model_hosts: bool = False,
-) -> gr.Blocks:
+) -> CheckedBlocks:
     """The chat page over the index at index_dir; `llm` enables the LLM answer mode;
     `allowed_hosts`: the host names, besides IP addresses and localhost, it is served by;
     `allow_private_model_hosts`: the page may set up a model at a private address."""
@@ -422,12 +428,16 @@ def build_app(
                 conversations = app.history.build()
                 panels, settings = side_panels(app, demo, max_upload_mb)
             with gr.Column(scale=5, elem_classes="qa-chat-column"):
+                app.viewer.build()
                 scope = app.collections.build_scope()
                 chat = chat_panel(app, [*settings, app.history.current, *scope])
         wire_documents(app, demo, panels, chat.chatbot)
         app.history.wire(demo, chat)
         app.collections.wire(demo, app.documents, [panels["table"], chat.chatbot])
         app.model.wire(demo)
+        app.viewer.wire()
+        keep_scope_with_conversations(app)
+        demo.viewer = app.viewer
         panels["folds"].append(conversations)
         width = gr.Number(visible=False)  # the window's, sent by the page on load
         demo.load(fold_on_phones, width, panels["folds"], js="() => [window.innerWidth]",
@@ -435,6 +445,23 @@ def build_app(
         documented_api(demo, app.ask, "ask")
         documented_api(demo, app.search, "search")
     return demo
+
+
+def keep_scope_with_conversations(app: ChatApp) -> None:
+    """The "Ask within" choice belongs to the conversation: kept when it is changed, shown
+    again when the page opens a conversation (a reload, a restart, a switch)."""
+    history, collections = app.history, app.collections
+    choices = [collections.scope_collections, collections.scope_documents]
+
+    def shown(current: str, request: gr.Request) -> tuple:
+        return collections.show_scope(*history.scope(current, request))
+
+    for switched in history.switches:
+        switched.then(shown, history.current, collections.scope_outputs(),
+                      api_visibility="private", queue=False)
+    for choice in choices:
+        choice.input(history.keep_scope, [history.current, *choices], None,
+                     api_visibility="private", queue=False)
 
 
 def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict, list]:
@@ -566,6 +593,8 @@ def serve(
         footer_links=["api"],
         run_history=False,
     )
+    if app.viewer:
+        app.viewer.add_download_route(demo.server_app)
     print(f"qa serve: the chat is at {url}", flush=True)
     demo.block_thread()
 

@@ -11,6 +11,12 @@ const waiting = setInterval(() => {
   else window.scrollTo(0, 0);
 }, 100);
 
+// "Skip to the question", the first Tab stop, gives the question box the focus.
+element.querySelector(".qa-skip").addEventListener("click", (event) => {
+  event.preventDefault();
+  document.querySelector("#qa-question textarea").focus();
+});
+
 // A blank question is not sent: it would only make an empty turn.
 const blankQuestion = (event) => {
   const box = document.querySelector("#qa-question textarea");

@@ -141,7 +141,7 @@ class CollectionPanel:
         ):
             event(handler, inputs, shown, **PRIVATE).then(
                 documents_changed, None, documents_outputs, **PRIVATE)
-        demo.load(self.refresh, values, self._shown(), **PRIVATE)
+        demo.load(self.refresh_but_scope, values, self._shown(), **PRIVATE)
         for choice in (self.scope_collections, self.scope_documents):
             choice.change(self.relabel, [self.scope_collections, self.scope_documents],
                           self.scope_fold, **PRIVATE)
@@ -157,6 +157,17 @@ class CollectionPanel:
         """Refresh the document and collection choices after `event` (an upload or a
         removal) is done."""
         event.then(self.refresh, self._values(), self._shown(), **PRIVATE)
+
+    def refresh_but_scope(self, *values: Any) -> tuple:
+        """`refresh`, the "Ask within" choice left to the conversation (`show_scope`)."""
+        return *self.refresh(*values)[:4], gr.skip(), gr.skip(), gr.skip()
+
+    def scope_outputs(self) -> list[gr.Component]:
+        return [self.scope_collections, self.scope_documents, self.scope_fold]
+
+    def show_scope(self, collections: list[str], documents: list[str]) -> tuple:
+        """The "Ask within" choices showing a kept scope (what no longer exists left out)."""
+        return self.refresh(None, None, None, collections, documents)[4:]
 
     def relabel(self, collections: Any, documents: Any) -> Any:
         return gr.update(label=asked_within(collections, documents).label())

@@ -1,6 +1,7 @@
 """The Conversations panel of the web chat: the kept conversations of `ui.conversations`.
 
-Owned here: which conversation a page is in (a random id, kept in the browser's
+Owned here: the form that marks an answer wrong (kept with its turn), which
+conversation a page is in (a random id, kept in the browser's
 localStorage so that a reload, or a restart of the server, reopens it), the history
 list (title, date, search; open, rename, delete, export as Markdown or JSON) and its
 events. Every handler answers only the app's own page (the `allowed` check given by
@@ -19,6 +20,7 @@ from ui.conversations import ConversationStore, as_json, as_markdown, is_id, new
 
 STORAGE_KEY = "qa-conversation"  # in the browser's localStorage
 JS = (Path(__file__).parent / "conversations.js").read_text()
+FEEDBACK_JS = (Path(__file__).parent / "feedback.js").read_text()
 DOWNLOAD_JS = """(file) => {
   // An export: the browser saves the text the server made as a file.
   if (!file || !file.name) return;
@@ -30,6 +32,10 @@ DOWNLOAD_JS = """(file) => {
 }"""
 EXPORTS = {"md": ("text/markdown", as_markdown), "json": ("application/json", as_json)}
 PRIVATE: dict[str, Any] = {"api_visibility": "private", "queue": False}
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def user_of(request: gr.Request | None) -> str:
@@ -59,7 +65,24 @@ class ConversationPanel:
                                      size="sm")
             self.listing = gr.HTML(elem_id="qa-conv-list", js_on_load=JS)
             self.export = gr.JSON(visible=False)
+        # the form that marks an answer wrong: a dialog over the page, wherever it is built
+        self.feedback = gr.HTML(render.feedback_html(), elem_id="qa-feedback",
+                                js_on_load=FEEDBACK_JS)
         return fold
+
+    def flag(self, current: str, event: gr.EventData, request: gr.Request) -> str:
+        """The form sent: {"position": the answer's turn (from 0), "correct": the right
+        answer or "", "refuse": whether it should have said the documents do not know}."""
+        data = event._data or {}
+        position = data.get("position")
+        if not (is_id(current) and self.allowed(request) and isinstance(position, int)):
+            return render.feedback_html("That answer could not be marked.")
+        kept = self.store.flag(user_of(request), current, position,
+                               str(data.get("correct") or ""), bool(data.get("refuse")))
+        note = ("Marked as wrong and kept with this conversation (its JSON export is the "
+                "file qa eval feedback asks again)." if kept
+                else "That answer is not kept in this conversation.")
+        return render.feedback_html(note)
 
     def keep(self, conversation: str, request: gr.Request | None, position: int, question: str,
              shown: str, answer: dict[str, Any]) -> None:
@@ -85,15 +108,32 @@ class ConversationPanel:
         after each answer."""
         # the chat's messages are shown by its chatbot and sent back as its chatbot_state
         opened = [self.current, self.remembered, chat.chatbot, chat.chatbot_state, self.listing]
-        demo.load(self.restore, [self.remembered, self.search], opened, **PRIVATE)
-        self.new.click(self.start, self.search, opened, **PRIVATE)
-        chat.chatbot.clear(self.start, self.search, opened, **PRIVATE)
+        self.switches = [  # the events that put the page in another conversation
+            demo.load(self.restore, [self.remembered, self.search], opened, **PRIVATE),
+            self.new.click(self.start, self.search, opened, **PRIVATE),
+            chat.chatbot.clear(self.start, self.search, opened, **PRIVATE)]
         chat.chatbot.undo(self.undo, self.current, None, **PRIVATE)
         self.search.change(self.refresh, [self.current, self.search], self.listing, **PRIVATE)
         chat.chatbot.change(self.refresh, [self.current, self.search], self.listing,
                             trigger_mode="always_last", **PRIVATE)
-        self.listing.click(self.act, [self.current, self.search], [*opened, self.export],
-                           **PRIVATE).then(None, self.export, None, js=DOWNLOAD_JS, **PRIVATE)
+        acted = self.listing.click(self.act, [self.current, self.search],
+                                   [*opened, self.export], **PRIVATE)
+        acted.then(None, self.export, None, js=DOWNLOAD_JS, **PRIVATE)
+        self.switches.append(acted)
+        self.feedback.click(self.flag, self.current, self.feedback, **PRIVATE)
+
+    def scope(self, current: str, request: gr.Request) -> tuple[list[str], list[str]]:
+        """The (collections, documents) the page's conversation asks within."""
+        if not (is_id(current) and self.allowed(request)):
+            return [], []
+        return self.store.scope(user_of(request), current)
+
+    def keep_scope(self, current: str, collections: Any, documents: Any,
+                   request: gr.Request) -> None:
+        """Keep the "Ask within" choice with the page's conversation."""
+        if is_id(current) and self.allowed(request):
+            self.store.set_scope(user_of(request), current, _strings(collections),
+                                 _strings(documents))
 
     def undo(self, current: str, event: gr.UndoData, request: gr.Request) -> None:
         """The chat's Undo takes back the last question: so does the store (`event.index` is

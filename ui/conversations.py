@@ -3,8 +3,11 @@
 One SQLite file in the index folder (CONVERSATIONS), readable and writable by its owner
 only (0600). A conversation is keyed by the user logged in (`--auth`; "" without it) and
 a random id the browser keeps: every query names the user, so no user reads, renames,
-deletes or exports another's conversation. Also owned here: the exports, as Markdown
-(with each answer's citations) and as JSON.
+deletes or exports another's conversation. Also owned here: the "Ask within" choice of
+each conversation (kept apart from its turns: it is chosen before the first question),
+the answers a user marked wrong (with the answer they expected, or that the documents
+do not hold one: `qa eval feedback` asks them again from the JSON export), and the
+exports, as Markdown (with each answer's citations) and as JSON.
 """
 
 import json
@@ -21,6 +24,7 @@ from typing import Any
 
 CONVERSATIONS = "conversations.sqlite3"
 TITLE_CHARS = 80  # of the first question used as a conversation's title; of a new title
+MAX_CORRECT_CHARS = 4000  # of the answer a user says was right
 _ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
@@ -33,6 +37,15 @@ CREATE TABLE IF NOT EXISTS turns (
     PRIMARY KEY (user, conversation, position),
     FOREIGN KEY (user, conversation) REFERENCES conversations (user, id) ON DELETE CASCADE);
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS feedback (
+    user TEXT NOT NULL, conversation TEXT NOT NULL, position INTEGER NOT NULL,
+    correct TEXT NOT NULL, should_refuse INTEGER NOT NULL, flagged_at TEXT NOT NULL,
+    PRIMARY KEY (user, conversation, position),
+    FOREIGN KEY (user, conversation, position) REFERENCES turns (user, conversation, position)
+        ON DELETE CASCADE);
+CREATE TABLE IF NOT EXISTS scopes (
+    user TEXT NOT NULL, conversation TEXT NOT NULL, scope TEXT NOT NULL,
+    PRIMARY KEY (user, conversation));
 """
 
 
@@ -45,6 +58,7 @@ class Turn:
     shown: str
     answer: dict[str, Any]
     asked_at: str
+    feedback: dict[str, Any] | None = None  # {"wrong": True, "correct", "should_refuse", "at"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,11 +144,29 @@ class ConversationStore:
         """A conversation's turns, in order ([] for an id this user does not have)."""
         with self._db() as db:
             rows = db.execute(
-                "SELECT question, shown, answer, asked_at FROM turns "
-                "WHERE user = ? AND conversation = ? ORDER BY position",
+                "SELECT t.question, t.shown, t.answer, t.asked_at, f.correct, f.should_refuse, "
+                "f.flagged_at FROM turns t LEFT JOIN feedback f ON f.user = t.user AND "
+                "f.conversation = t.conversation AND f.position = t.position "
+                "WHERE t.user = ? AND t.conversation = ? ORDER BY t.position",
                 (user, conversation),
             ).fetchall()
-        return [Turn(q, shown, json.loads(answer), asked) for q, shown, answer, asked in rows]
+        return [Turn(q, shown, json.loads(answer), asked,
+                     None if at is None else {"wrong": True, "correct": correct,
+                                              "should_refuse": bool(refuse), "at": at})
+                for q, shown, answer, asked, correct, refuse, at in rows]
+
+    def flag(self, user: str, conversation: str, position: int, correct: str,
+             should_refuse: bool) -> bool:
+        """Mark turn `position` (from 0) wrong, with the answer expected ("" if not given) or
+        that it should have said the documents do not hold one; False if there is no such
+        turn."""
+        with self._db() as db:
+            cursor = db.execute(
+                "INSERT OR REPLACE INTO feedback SELECT user, conversation, position, ?, ?, ? "
+                "FROM turns WHERE user = ? AND conversation = ? AND position = ?",
+                (correct.strip()[:MAX_CORRECT_CHARS], int(should_refuse), now(), user,
+                 conversation, position))
+            return cursor.rowcount > 0
 
     def conversations(self, user: str, search: str = "") -> list[Conversation]:
         """A user's conversations, latest first; with `search`, those whose title or any
@@ -170,6 +202,24 @@ class ConversationStore:
     def delete(self, user: str, conversation: str) -> None:
         with self._db() as db:
             db.execute("DELETE FROM conversations WHERE user = ? AND id = ?", (user, conversation))
+            db.execute("DELETE FROM scopes WHERE user = ? AND conversation = ?",
+                       (user, conversation))
+
+    def set_scope(self, user: str, conversation: str, collections: list[str],
+                  documents: list[str]) -> None:
+        """Keep the collections and documents a conversation asks within."""
+        scope = json.dumps({"collections": collections, "documents": documents})
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO scopes VALUES (?, ?, ?)",
+                       (user, conversation, scope))
+
+    def scope(self, user: str, conversation: str) -> tuple[list[str], list[str]]:
+        """The (collections, documents) a conversation asks within; none kept: ([], [])."""
+        with self._db() as db:
+            row = db.execute("SELECT scope FROM scopes WHERE user = ? AND conversation = ?",
+                             (user, conversation)).fetchone()
+        kept = json.loads(row[0]) if row else {}
+        return list(kept.get("collections", [])), list(kept.get("documents", []))
 
 
 def _drop_turns(db: sqlite3.Connection, user: str, conversation: str, start: int) -> None:
@@ -192,6 +242,10 @@ def as_markdown(conversation: Conversation, turns: list[Turn]) -> str:
              f"last question {conversation.updated_at}.", ""]
     for turn in turns:
         lines += [f"## {turn.question}", "", turn.answer.get("answer", ""), ""]
+        if turn.feedback:
+            expected = ("it should have said the documents do not hold the answer"
+                        if turn.feedback["should_refuse"] else turn.feedback["correct"])
+            lines += [f"Marked wrong{': ' + expected if expected else ''}.", ""]
         cited: dict[int, list[dict]] = {}
         for citation in turn.answer.get("citations", []):
             cited.setdefault(citation["n"], []).append(citation)
@@ -210,10 +264,11 @@ def as_markdown(conversation: Conversation, turns: list[Turn]) -> str:
 
 def as_json(conversation: Conversation, turns: list[Turn]) -> str:
     """A conversation as JSON: its title and dates, and each turn's question and answer
-    with citations (as `/ask` returns them)."""
+    with citations (as `/ask` returns them) and, if it was marked wrong, its feedback
+    (the file `qa eval feedback` reads)."""
     return json.dumps({
         "title": conversation.title, "created_at": conversation.created_at,
         "updated_at": conversation.updated_at,
-        "turns": [{"question": t.question, "asked_at": t.asked_at, "answer": t.answer}
-                  for t in turns],
+        "turns": [{"question": t.question, "asked_at": t.asked_at, "answer": t.answer,
+                   **({"feedback": t.feedback} if t.feedback else {})} for t in turns],
     }, ensure_ascii=False, indent=2)

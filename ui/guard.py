@@ -52,6 +52,16 @@ def from_own_page(headers: Headers | MutableMapping[str, str], allowed_hosts: Co
             or (origin.hostname or "") in allowed_hosts)
 
 
+def sent_from_elsewhere(headers: Headers | MutableMapping[str, str],
+                        allowed_hosts: Collection[str]) -> bool:
+    """Whether a request for a file was sent by another site's page: a link followed, or
+    an image loaded, carries no Origin, but browsers say where it came from in
+    Sec-Fetch-Site; an Origin, when sent, must be this app's. Scripts send neither."""
+    if (headers.get("sec-fetch-site") or "none") not in ("same-origin", "none"):
+        return True
+    return bool(headers.get("origin")) and not from_own_page(headers, allowed_hosts)
+
+
 def known_host(host: str | None, allowed_hosts: Collection[str]) -> bool:
     """Whether a Host header names this server: an IP address, localhost, or an allowed
     name (a rebinding page can only send a name, its own)."""

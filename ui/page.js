@@ -47,6 +47,15 @@
       copy(button);
       return;
     }
+    // "Open the original" opens the viewer (ui/viewer.js) in the page, at the quote.
+    const original = event.target.closest("a.qa-open-original");
+    if (original && window.qaView) {
+      event.preventDefault();
+      const query = new URL(original.href).searchParams;
+      window.qaView({ document: query.get("path"), page: query.get("page"),
+                      start: query.get("start"), end: query.get("end") });
+      return;
+    }
     // A [n] marker leads to its source card in the same message.
     const cite = event.target.closest(".qa-cite");
     if (!cite) return;

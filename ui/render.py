@@ -16,8 +16,11 @@ import string
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
+from urllib.parse import urlencode
 
 from qa import Answer, Citation, DocumentInfo, Hit
+from qa.answer import NO_DOCUMENTS
+from qa.ingest import counted
 from qa.tables import row_fields
 from ui.conversations import Conversation
 
@@ -25,9 +28,17 @@ CONTEXT_CHARS = 400  # of document text shown before and after a passage in its 
 EXCERPT_CHARS = 160  # of passage text shown around its quotes in a source card
 PREVIEW_CHARS = 3000  # of a document's text shown in its preview
 LABEL_CHARS = 70  # of a document's first line used as its title when it has none
+SHEETS = (".xlsx", ".xlsm", ".ods", ".csv", ".tsv")  # one page a sheet (CSV: none), a line a row
+SLIDES = (".pptx",)  # one page a slide
+LINES = (".txt", ".md", ".markdown")  # whose lines are the file's own
 _SPECIAL = frozenset(string.punctuation)
-COPY_BUTTON = (  # ui/page.js copies the answer and its sources as plain text
-    '<div class="qa-actions"><button class="qa-copy" type="button">Copy answer</button></div>'
+ORIGINAL_ROUTE = "/qa/original"  # ?path=an indexed file: its bytes (ui/viewer.py serves it)
+NO_DOCUMENTS_HERE = ("No documents are indexed yet: add some under Documents, and ask about "
+                     "them as soon as they are indexed.")
+COPY_BUTTON = (  # ui/page.js copies the answer and its sources as plain text; ui/feedback.js
+    '<div class="qa-actions"><button class="qa-copy" type="button">Copy answer</button>'
+    '<button class="qa-flag" type="button" title="Tell us this answer is wrong">'
+    "👎 Wrong answer</button></div>"  # asks what was wrong
 )
 _MARKER = re.compile(r"&#91;(\d+)&#93;")
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*")
@@ -69,9 +80,13 @@ def _inline(text: str) -> str:
 
 def title_of(title: str, text: str | None, path: str) -> str:
     """What to call a document: its own title (PDF or docx metadata, first Markdown
-    heading, HTML title), else the start of its first line, else its file name."""
+    heading, HTML title), else, for a sheet or CSV, its file name (its first line is a
+    row), else the start of its first line (a deck's: its title slide's title), else its
+    file name."""
     if title.strip():
         return title.strip()
+    if Path(path).suffix.lower() in SHEETS:
+        return Path(path).name
     line = (text or "").strip().split("\n", 1)[0].strip().lstrip("#").strip()
     if not line:
         return Path(path).name
@@ -80,8 +95,32 @@ def title_of(title: str, text: str | None, path: str) -> str:
     return line[:LABEL_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
+def place(path: str, page: int | None, text: str | None, start: int) -> str:
+    """Where in a document a passage starting at `start` of its text is, as its kind says
+    it: "slide 3", "sheet Budget, row 7" (rows counted from the header, row 1, as in the
+    file when it has no empty rows), "row 7" (CSV), "line 12" (plain text, Markdown),
+    "page 4" (PDF and other paged files); "" when nothing says."""
+    suffix = Path(path).suffix.lower()
+    if suffix in SLIDES and page:
+        return f"slide {page}"
+    if suffix in SHEETS and text is not None and 0 <= start <= len(text):
+        gap = text.rfind("\n\n", 0, start)  # each sheet is a page, each row under its header a line
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", start) % (len(text) + 1)
+        row = f"row {text.count(chr(10), gap + 2 if gap >= 0 else 0, line_start) + 2}"
+        caption = (row_fields(text[line_start:line_end]) or ("", []))[0]
+        return f"sheet {caption}, {row}" if caption and page else row
+    if page:
+        return f"page {page}"
+    if suffix in LINES and text is not None and 0 <= start <= len(text):
+        return f"line {text.count(chr(10), 0, start) + 1}"
+    return ""
+
+
 def answer_html(text: str, found: bool = True) -> str:
-    """The answer (possibly partial, while streaming) with styled [n] markers."""
+    """The answer (possibly partial, while streaming) with styled [n] markers; the empty
+    index's answer says what to do on this page, not in a terminal."""
+    text = NO_DOCUMENTS_HERE if text == NO_DOCUMENTS else text
     body = _MARKER.sub(
         r'<button type="button" class="qa-cite" title="Show source \1">&#91;\1&#93;</button>',
         escape(text),
@@ -129,7 +168,8 @@ def _source_card(n: int, citations: list[Citation], full_text: str | None) -> st
     excerpt = highlighted(hit.text[start:end], [(a - start, b - start) for a, b in spans])
     excerpt = ("…" if start else "") + excerpt + ("…" if end < len(hit.text) else "")
     trimmed = start > 0 or end < len(hit.text)
-    page = f'<span class="qa-source-page"> · page {hit.page}</span>' if hit.page else ""
+    where = place(hit.source, hit.page, full_text, citations[0].start)
+    page = f'<span class="qa-source-page"> · {escape(where)}</span>' if where else ""
     return (
         '<div class="qa-source">'
         f'<div class="qa-source-head"><span class="qa-source-n">{n}</span>'
@@ -139,21 +179,39 @@ def _source_card(n: int, citations: list[Citation], full_text: str | None) -> st
         f"{escape(Path(hit.source).name)}</span>{page}</span></span></div>"
         f'<div class="qa-passage">{excerpt}</div>'
         f"{''.join(row_table(c.quote) for c in citations)}"
-        f"{_context(hit, highlighted(hit.text, spans), full_text, trimmed)}</div>"
+        f"{_context(hit, highlighted(hit.text, spans), full_text, trimmed)}"
+        f"{open_link(hit.source, hit.page, citations[0].start, citations[0].end)}</div>"
     )
+
+
+def open_link(source: str, page: int | None, start: int, end: int) -> str:
+    """A source card's link to its original: the page opens it in the viewer (ui/page.js,
+    ui/viewer.py); followed as a link, without the page's script, it downloads the file."""
+    query = urlencode({"path": source, "page": page or 1, "start": start, "end": end})
+    return (f'<a class="qa-open-original" href="{escape(ORIGINAL_ROUTE[1:] + "?" + query)}">'
+            "Open the original</a>")
 
 
 def row_table(quote: str) -> str:
     """A quoted table row ("Offices: Team: Design; Floor: 4.") as a small table of its
-    columns and values, under its caption; "" for a quote that is not a row."""
-    row = row_fields(quote)
-    if row is None:
+    columns and values, under its caption; a quote of several rows (a line each) as a
+    table of those rows under their columns; "" for a quote that is not rows."""
+    read = [row_fields(line) for line in quote.strip().split("\n")]
+    rows = [row for row in read if row is not None]
+    if not rows or len(rows) < len(read):
         return ""
-    caption, fields = row
-    head = f"<caption>{escape(caption)}</caption>" if caption else ""
-    cells = "".join(f"<tr><th>{escape(name)}</th><td>{escape(value)}</td></tr>"
-                    for name, value in fields)
-    return f'<table class="qa-row">{head}{cells}</table>'
+    caption = escape(rows[0][0])
+    head = f"<caption>{caption}</caption>" if caption else ""
+    if len(rows) == 1:
+        cells = "".join(f"<tr><th>{escape(name)}</th><td>{escape(value)}</td></tr>"
+                        for name, value in rows[0][1])
+        return f'<div class="qa-rows-wrap"><table class="qa-row">{head}{cells}</table></div>'
+    names = list(dict.fromkeys(name for row in rows for name, _ in row[1]))
+    header = "".join(f'<th scope="col">{escape(name)}</th>' for name in names)
+    body = "".join("<tr>" + "".join(f"<td>{escape(dict(row[1]).get(name, ''))}</td>"
+                                    for name in names) + "</tr>" for row in rows)
+    return (f'<div class="qa-rows-wrap"><table class="qa-row qa-rows">{head}'
+            f"<thead><tr>{header}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def excerpt_bounds(text: str, spans: Sequence[tuple[int, int]]) -> tuple[int, int]:
@@ -260,6 +318,8 @@ def _document_row(document: DocumentInfo, label: str, collections: Sequence[str]
         f"{escape(str(path.parent))}</span>"
         f'<span class="qa-doc-meta">{passages} · indexed {when(document.indexed_at)}</span>'
         f"{held}</button>"
+        f'<button class="qa-doc-view" data-path="{target}" '
+        f'aria-label="View the original of {escape(path.name)}">View</button>'
         f'<button class="qa-doc-remove" data-path="{target}" data-name="{escape(path.name)}" '
         f'title="Remove {escape(path.name)}" aria-label="Remove {escape(path.name)}">✕</button>'
         "</li>"
@@ -334,15 +394,30 @@ def model_html(model: str | None, base_url: str | None, saved_key: bool) -> str:
             f"{escape(base_url or '')}{key}</div>")
 
 
-def counted(number: int, noun: str) -> str:
-    """"1 document", "3 documents" (the nouns shown here all take an s)."""
-    return f"{number} {noun}" + ("" if number == 1 else "s")
-
-
 def sentence(text: str) -> str:
     """A message as a sentence: capital first letter, final full stop."""
     text = text.strip()
     return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
+FEEDBACK_FORM = (
+    '<form class="qa-feedback" role="dialog" aria-labelledby="qa-feedback-title" hidden>'
+    '<div class="qa-feedback-title" id="qa-feedback-title">What was wrong with this answer?</div>'
+    '<label for="qa-feedback-correct">The right answer (optional)</label>'
+    '<textarea id="qa-feedback-correct" rows="3"></textarea>'
+    '<label class="qa-feedback-refuse"><input type="checkbox" id="qa-feedback-refuse"> '
+    "It should have said the documents do not hold the answer</label>"
+    '<div class="qa-feedback-buttons"><button type="submit" class="qa-feedback-send">'
+    'Mark as wrong</button><button type="button" class="qa-feedback-cancel">Cancel</button>'
+    "</div></form>"
+)
+
+
+def feedback_html(note: str = "") -> str:
+    """The form that marks an answer wrong (ui/feedback.js opens it under the answer's
+    button), and a line saying what became of the last one."""
+    shown = f'<div class="qa-feedback-note" role="status">{escape(note)}</div>' if note else ""
+    return FEEDBACK_FORM + shown
 
 
 def conversations_html(

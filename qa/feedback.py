@@ -1,0 +1,112 @@
+"""Feedback: the answers users marked wrong, asked again.
+
+The web chat keeps a "Wrong answer" mark with its conversation (with the answer the user
+expected, or that the documents do not hold one), and writes it into the conversation's
+JSON export, beside each turn's question and answer. `qa eval feedback FILE...` reads
+such exports, asks each marked question again of the index (after the turns before it,
+so that a follow-up is read as one) and says which answers now differ from the one
+marked wrong, and whether the new one holds the expected answer or refuses as it
+should: users' corrections become a test set that stays on the machine.
+"""
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from qa.errors import QAError
+from qa.index import Index
+
+
+@dataclass(frozen=True, slots=True)
+class Flagged:
+    """A question whose answer was marked wrong: the answer then, what was expected, and
+    the (question, answer) turns before it."""
+
+    question: str
+    answer: str
+    found: bool
+    correct: str
+    should_refuse: bool
+    before: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Rechecked:
+    """A flagged question asked again: the answer now, and whether it is better."""
+
+    flagged: Flagged
+    answer: str
+    found: bool
+
+    @property
+    def differs(self) -> bool:
+        return (self.answer.strip(), self.found) != (self.flagged.answer.strip(),
+                                                     self.flagged.found)
+
+    @property
+    def as_expected(self) -> bool | None:
+        """Whether the answer now refuses as it should, or holds the expected answer
+        (case and spacing aside); None when nothing was expected."""
+        if self.flagged.should_refuse:
+            return not self.found
+        if self.flagged.correct:
+            return _plain(self.flagged.correct) in _plain(self.answer)
+        return None
+
+
+def read_flagged(paths: Iterable[str | Path]) -> list[Flagged]:
+    """The marked turns of conversation exports (the web chat's JSON); QAError with one
+    line for a file that is not one."""
+    flagged = []
+    for path in paths:
+        try:
+            turns = json.loads(Path(path).read_text(encoding="utf-8"))["turns"]
+            before: list[tuple[str, str]] = []
+            for turn in turns:
+                question, answer = str(turn["question"]), turn["answer"]
+                text = str(answer.get("answer", ""))
+                mark = turn.get("feedback")
+                if mark:
+                    flagged.append(Flagged(question, text, bool(answer.get("found")),
+                                           str(mark.get("correct") or ""),
+                                           bool(mark.get("should_refuse")), tuple(before)))
+                before.append((question, text))
+        except OSError as error:
+            raise QAError(f"{path}: cannot be read ({error.strerror})") from error
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise QAError(f"{path}: not a conversation exported as JSON from the web chat "
+                          f"({type(error).__name__}: {error})") from error
+    return flagged
+
+
+def recheck(index: Index, flagged: Iterable[Flagged]) -> list[Rechecked]:
+    """Ask each flagged question again, after the turns that came before it."""
+    results = []
+    for item in flagged:
+        answer = index.ask(item.question, history=list(item.before))
+        results.append(Rechecked(item, answer.text, answer.found))
+    return results
+
+
+def report(results: list[Rechecked]) -> str:
+    """What each flagged question gets now, the ones that differ first marked so."""
+    lines = []
+    for result in results:
+        flagged = result.flagged
+        expected = ("a refusal" if flagged.should_refuse
+                    else f"“{flagged.correct}”" if flagged.correct else "")
+        verdict = {True: "as expected", False: "not as expected", None: ""}[result.as_expected]
+        lines += [f"{'DIFFERS' if result.differs else 'SAME'}\t{flagged.question}",
+                  f"  marked wrong: {flagged.answer}",
+                  f"  now:          {result.answer}"]
+        if expected:
+            lines.append(f"  expected:     {expected} ({verdict})")
+    differ = sum(result.differs for result in results)
+    lines.append(f"{len(results)} marked wrong: {differ} now differ, "
+                 f"{len(results) - differ} the same")
+    return "\n".join(lines)
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.casefold().split())

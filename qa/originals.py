@@ -1,0 +1,295 @@
+"""Originals: an indexed file as it looks, for a viewer to show beside the text it gave.
+
+What a citation points into, drawn from the file itself: a PDF page as a PNG with the
+boxes of the quoted characters (PDFium's text page: character positions), an image (or
+a frame of a TIFF, or a scanned PDF page) with the boxes of the OCR lines the quote was
+read from (RapidOCR again, on that one image, at view time: indexing keeps no boxes),
+a sheet or CSV as rows with the cited ones marked, a slide as its title, text and notes.
+
+Only a file that is in the index and unchanged since it was indexed is read
+(`indexed_bytes`): a file edited since could be anything, and indexing it again applies
+the checks of indexing to it. Drawing is bounded: one page at a time, at most
+VIEW_SIDE pixels on its longest side, an image checked against the limits OCR applies
+at indexing (with the same messages), at most SHOWN_ROWS rows of a sheet around the
+cited one. Boxes are fractions of the page (left, top, width, height), so a viewer
+scales them with the picture.
+"""
+
+import csv
+import functools
+import hashlib
+import io
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from qa.errors import LoadError, QAError
+from qa.index import Index
+from qa.loaders import ocr, opendocument, zipcheck
+from qa.loaders.base import TextBudget
+from qa.loaders.decoding import decode_text
+from qa.settings import Settings
+from qa.tables import cell_text, table_lines
+
+VIEW_SIDE = 1400  # pixels on the longest side of a drawn page or image
+SHOWN_ROWS = 200  # rows of a sheet shown around the cited one
+SHEET_SUFFIXES = (".xlsx", ".xlsm", ".ods", ".csv", ".tsv")
+_SNIFF_CHARS = 64_000
+_IGNORED = re.compile(r"[\s\-\u00ad]+")  # what line breaks and reflow change in a quote
+
+Box = tuple[float, float, float, float]  # left, top, width, height: fractions of the page
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """A page or image drawn as PNG (at most VIEW_SIDE pixels a side), the quote's boxes
+    on it, and how many pages the file has."""
+
+    png: bytes
+    width: int
+    height: int
+    boxes: list[Box]
+    pages: int
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    """A sheet (or a CSV file) as rows: its name ("" for CSV), its header row, and the
+    shown rows as (row number in the file, cells), `marked` holding the cited rows'
+    numbers; `rows` is at most SHOWN_ROWS around the first cited row, of `total` rows
+    under the header; `sheets`: how many the file has."""
+
+    name: str
+    header: list[str]
+    rows: list[tuple[int, list[str]]]
+    marked: set[int] = field(default_factory=set)
+    total: int = 0
+    sheets: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Slide:
+    """A slide's title, the text of its other shapes (a paragraph each) and its notes."""
+
+    title: str
+    texts: list[str]
+    notes: str
+    pages: int
+
+
+def indexed_bytes(index: Index, path: str) -> bytes:
+    """The bytes of an indexed file, if it is unchanged since it was indexed; QAError if it
+    is not in the index, is gone, or has changed."""
+    state = index.backend.file_states().get(path)
+    if state is None:
+        raise QAError("that file is not in the index")
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise QAError(f"the file can no longer be read ({error.strerror})") from error
+    if hashlib.sha256(data).hexdigest() != state.sha256:
+        raise QAError("the file has changed since it was indexed: index it again to view it")
+    return data
+
+
+def pdf_page(data: bytes, page: int, quote: str) -> Picture:
+    """PDF page `page` (from 1) drawn, with the boxes of the characters of `quote` on it."""
+    import pypdfium2
+
+    try:
+        document = pypdfium2.PdfDocument(data)
+    except pypdfium2.PdfiumError as error:
+        raise LoadError(f"unreadable PDF: {error}") from error
+    try:
+        count = len(document)
+        drawn = document[_page_index(page, count)]
+        width, height = drawn.get_size()
+        scale = VIEW_SIDE / max(width, height, 1)
+        image = drawn.render(scale=scale).to_pil()
+        text_page = drawn.get_textpage()
+        if text_page.count_chars():
+            boxes = _pdf_boxes(text_page, quote, width, height)
+        else:  # a scan, read by OCR at indexing: its lines are found so again
+            boxes = _read_boxes(data, page, quote, "pdf")
+        return Picture(_png(image), image.width, image.height, boxes, count)
+    finally:
+        document.close()
+
+
+def _pdf_boxes(text_page, quote: str, width: float, height: float) -> list[Box]:
+    """The rectangles PDFium gives for the run of characters that reads as `quote`."""
+    text = text_page.get_text_range()
+    found = _locate([(ch, i) for i, ch in enumerate(text)], quote)
+    if not found:
+        return []
+    first, last = min(found), max(found)
+    boxes = []
+    for n in range(text_page.count_rects(first, last - first + 1)):
+        left, bottom, right, top = text_page.get_rect(n)
+        boxes.append((left / width, (height - top) / height, (right - left) / width,
+                      (top - bottom) / height))
+    return boxes
+
+
+def image_page(data: bytes, page: int, quote: str) -> Picture:
+    """Frame `page` (from 1; a TIFF has several) of an image drawn, with the boxes of the
+    OCR lines that hold `quote`; the image is refused as at indexing if it is too large."""
+    frame, count = _frame(data, page)
+    boxes = _read_boxes(data, page, quote, "image")
+    frame.thumbnail((VIEW_SIDE, VIEW_SIDE))
+    return Picture(_png(frame), frame.width, frame.height, boxes, count)
+
+
+def _read_boxes(data: bytes, page: int, quote: str, kind: str) -> list[Box]:
+    """The boxes of the OCR lines that hold `quote` (no OCR without a quote)."""
+    if not quote.strip():
+        return []
+    lines = _ocr_lines(data, page, kind)
+    found = _locate([(ch, n) for n, (text, _) in enumerate(lines) for ch in text], quote)
+    return [lines[n][1] for n in sorted(found)]
+
+
+def _frame(data: bytes, page: int):
+    """Frame `page` of an image, decoded after the checks OCR makes at indexing (PIL's
+    decompression-bomb limit, ocr.MAX_PIXELS, with their messages); and the frame count."""
+    image = ocr._open_image(data)
+    count = getattr(image, "n_frames", 1)
+    wanted = _page_index(page, count)
+    return next(f for n, f in enumerate(ocr._frames(image)) if n == wanted), count
+
+
+@functools.lru_cache(maxsize=16)  # OCR takes seconds: a page looked at again is not re-read
+def _ocr_lines(data: bytes, page: int, kind: str) -> tuple[tuple[str, Box], ...]:
+    """Each line RapidOCR reads in an image's frame, or a PDF page drawn as OCR draws it
+    at indexing, with its box as fractions of the page."""
+    import numpy as np
+
+    frame = _frame(data, page)[0] if kind == "image" else _scan(data, page)
+    result = ocr._engine()(np.asarray(frame))
+    lines = []
+    boxes = result.boxes if result.boxes is not None else ()
+    for text, points in zip(result.txts or (), boxes, strict=False):
+        xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
+        lines.append((str(text), (min(xs) / frame.width, min(ys) / frame.height,
+                                  (max(xs) - min(xs)) / frame.width,
+                                  (max(ys) - min(ys)) / frame.height)))
+    return tuple(lines)
+
+
+def _scan(data: bytes, page: int):
+    """A PDF page drawn as indexing draws it for OCR."""
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(data)
+    try:
+        return ocr._render(document[page - 1])
+    finally:
+        document.close()
+
+
+def _locate(units: Sequence[tuple[str, int]], quote: str) -> set[int]:
+    """The ids of the units (characters, each with the id of what holds it) that spell
+    `quote`, compared without whitespace, hyphens or case; empty if it is not there."""
+    wanted = _IGNORED.sub("", quote).lower()
+    kept = [(ch.lower()[:1], unit) for ch, unit in units if not _IGNORED.fullmatch(ch)]
+    start = "".join(ch for ch, _ in kept).find(wanted) if wanted else -1
+    return {unit for _, unit in kept[start : start + len(wanted)]} if start >= 0 else set()
+
+
+def sheet(data: bytes, suffix: str, page: int | None, quote: str) -> Sheet:
+    """Sheet `page` (from 1; a CSV or TSV file is one) as rows, the rows `quote` is made of
+    marked (a row is marked when its line, as indexing writes it, is in the quote)."""
+    suffix = suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        books = [("", _delimited_rows(data, "\t" if suffix == ".tsv" else None))]
+    else:
+        books = _workbook_sheets(data, suffix)
+    name, rows = books[_page_index(page or 1, len(books))]
+    numbered = [(n, [cell_text(c) for c in row]) for n, row in rows
+                if any(cell_text(c) for c in row)]
+    if not numbered:
+        return Sheet(name, [], [], sheets=len(books))
+    (_, header), body = numbered[0], numbered[1:]
+    wanted = _IGNORED.sub("", quote).lower()
+    budget = TextBudget(Settings().max_chars)
+    marked = {n for n, cells in body
+              if _row_in(table_lines(header, [cells], name, budget=budget), wanted)}
+    first = min(marked, default=body[0][0] if body else 0)
+    at = next((i for i, (n, _) in enumerate(body) if n == first), 0)
+    start = max(0, at - SHOWN_ROWS // 4)
+    return Sheet(name, header, body[start : start + SHOWN_ROWS], marked, len(body), len(books))
+
+
+def _row_in(lines: list[str], wanted: str) -> bool:
+    line = _IGNORED.sub("", lines[0]).lower() if lines else ""
+    return bool(line and wanted) and (line in wanted or wanted in line)
+
+
+def _delimited_rows(data: bytes, delimiter: str | None) -> list[tuple[int, list[object]]]:
+    text = decode_text(data)
+    if delimiter is None:
+        try:
+            delimiter = csv.Sniffer().sniff(text[:_SNIFF_CHARS], ",;\t|").delimiter
+        except csv.Error:
+            delimiter = ","
+    rows: list[list[object]] = [list(row) for row in csv.reader(io.StringIO(text),
+                                                                delimiter=delimiter)]
+    return list(enumerate(rows, 1))
+
+
+def _workbook_sheets(data: bytes, suffix: str) -> list[tuple[str, list[tuple[int, list]]]]:
+    """Each sheet of a workbook: its name and its rows, numbered as the program shows."""
+    if suffix == ".ods":
+        zipcheck.open_checked(data, ".ods")
+        document = opendocument.open_document(data)
+        budget = TextBudget(Settings().max_chars)  # repeated rows are charged as they come
+        return [(name, list(enumerate((list(r) for r in rows), 1)))
+                for name, rows in opendocument.tables(document, budget)]
+    from openpyxl import load_workbook
+
+    zipcheck.open_checked(data, suffix)
+    book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    try:
+        return [(s.title, list(enumerate(([c.value for c in row] for row in s.iter_rows()), 1)))
+                for s in book.worksheets]
+    finally:
+        book.close()
+
+
+def slide(data: bytes, page: int) -> Slide:
+    """Slide `page` (from 1) of a .pptx: title, the text of its shapes, its notes."""
+    from pptx import Presentation
+
+    zipcheck.open_checked(data, ".pptx")
+    slides = Presentation(io.BytesIO(data)).slides
+    shown = slides[_page_index(page, len(slides))]
+    heading = shown.shapes.title
+    title = heading.text_frame.text if heading is not None else ""
+    texts = [shape.text_frame.text for shape in _shapes(shown.shapes)
+             if shape.has_text_frame and (heading is None or shape.shape_id != heading.shape_id)
+             and shape.text_frame.text.strip()]
+    notes = (shown.notes_slide.notes_text_frame.text
+             if shown.has_notes_slide and shown.notes_slide.notes_text_frame is not None else "")
+    return Slide(title, texts, notes, len(slides))
+
+
+def _shapes(shapes: Iterable) -> Iterable:
+    for shape in shapes:
+        if shape.shape_type == 6:  # a group: its shapes, in order
+            yield from _shapes(shape.shapes)
+        else:
+            yield shape
+
+
+def _page_index(page: int, count: int) -> int:
+    """A page number (from 1) as an index, QAError when the file has no such page."""
+    if not 1 <= page <= count:
+        raise QAError(f"there is no page {page}: the file has {count}")
+    return page - 1
+
+
+def _png(image) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=False)
+    return out.getvalue()

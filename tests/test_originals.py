@@ -1,0 +1,79 @@
+"""qa.originals without a browser: only indexed, unchanged files are read; an image too
+large is refused with indexing's own message; a page is drawn at a bounded size."""
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+
+from qa import Index, QAError, originals
+from qa.documents import load
+from qa.errors import LoadError
+from tests.helpers import SEED_FILE
+
+
+def png_of(size: tuple[int, int]) -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("1", size).save(out, "PNG")
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("size", [(20_000, 20_000), (9_000, 6_000)])
+def test_an_image_too_large_is_refused_as_at_indexing(size):
+    data = png_of(size)
+    with pytest.raises(LoadError) as at_indexing:
+        load(Path("big.png"), data)
+    with pytest.raises(LoadError) as in_viewer:
+        originals.image_page(data, 1, "")
+    assert str(in_viewer.value) == str(at_indexing.value)
+
+
+def test_a_page_is_drawn_at_most_view_side_pixels():
+    picture = originals.image_page(png_of((6_000, 3_000)), 1, "")
+    assert (picture.width, picture.height) == (originals.VIEW_SIDE, originals.VIEW_SIDE // 2)
+
+
+def test_only_an_indexed_file_unchanged_since_indexing_is_read(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(SEED_FILE, docs)
+    (tmp_path / "other.txt").write_text("not indexed")
+    index = Index.build([docs], path=tmp_path / "index")
+    seed = str(docs / SEED_FILE.name)
+    try:
+        assert originals.indexed_bytes(index, seed) == SEED_FILE.read_bytes()
+        for outside in (str(tmp_path / "other.txt"), str(docs / ".." / "other.txt"), "/etc/passwd"):
+            with pytest.raises(QAError, match="not in the index"):
+                originals.indexed_bytes(index, outside)
+        (docs / SEED_FILE.name).write_text("something else")
+        with pytest.raises(QAError, match="changed since it was indexed"):
+            originals.indexed_bytes(index, seed)
+    finally:
+        index.close()
+
+
+def test_a_scanned_pdf_page_has_its_quoted_line_boxed_as_ocr_reads_it(tmp_path):
+    from fpdf import FPDF
+    from PIL import Image, ImageDraw, ImageFont
+
+    scan = Image.new("RGB", (1240, 1754), "white")  # an A4 page at 150 dpi
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 40)
+    ImageDraw.Draw(scan).text((120, 200), "Invoice from the harbour office", fill="black",
+                              font=font)
+    ImageDraw.Draw(scan).text((120, 900), "The ferry leaves at dawn on Tuesday", fill="black",
+                              font=font)
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.image(scan, x=0, y=0, w=210, h=297)
+    data = bytes(pdf.output())
+    quote = "The ferry leaves at dawn on Tuesday"
+    assert quote in load(Path("scan.pdf"), data).text  # as OCR read it at indexing
+
+    picture = originals.pdf_page(data, 1, quote)
+
+    [(left, top, width, height)] = picture.boxes
+    assert 0.45 < top < 0.55 and 0.05 < left < 0.15 and width > 0.4  # the second line
+    assert max(picture.width, picture.height) == originals.VIEW_SIDE
