@@ -193,7 +193,7 @@ def test_api_ask_and_search_within_collections_and_documents(server):
         [sys.executable, "-m", "ui.api_example", "Who has resigned?", "--collection", "Empty",
          "--url", server["url"]], cwd=ROOT, env=ENV, capture_output=True, text=True,
         timeout=120, check=True)
-    assert "[1]" not in script.stdout and "do not contain" in script.stdout
+    assert "[1]" not in script.stdout and "Nothing in the collection Empty answers" in script.stdout
 
     hits = client.predict("harbour resigned", 10, documents=[SEED], api_name="/search")
     assert hits and {Path(h["source"]).name for h in hits} == {SEED}

@@ -21,8 +21,9 @@ ANSWER = {"question": "Who?", "answer": "Martinez resigned. [1]", "found": True,
      "similarity": 0.6}]}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def index(tmp_path_factory, seed_index_path) -> Path:
+    """A copy of the seed index per test: each counts the conversations it makes."""
     return copy_index(seed_index_path, tmp_path_factory.mktemp("conversations") / "index")
 
 
@@ -133,6 +134,7 @@ def test_history_list_renames_searches_exports_and_deletes_only_once_confirmed(
 ):
     with qa_serve(index, tmp_path / "serve.log") as (url, _):
         page = open_page(browser, url)
+        ask(page, "Who has resigned?")  # a first conversation
         page.locator("#qa-conv-new").click()
         page.wait_for_function("!document.querySelector('#qa-chat .qa-answer')")
         ask(page, "Who is Mike Bonin?")
