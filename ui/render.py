@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from qa import Answer, Citation, DocumentInfo, Hit
-from qa.tables import row_fields
+from qa.loaders.tables import row_fields
 from ui.conversations import Conversation
 
 CONTEXT_CHARS = 400  # of document text shown before and after a passage in its context
