@@ -1,7 +1,8 @@
 """Peak memory and time of `qa index` on each small file that repeats or copies its text
 (issue 26, items 1, 2 and 7; the files are those of tests/test_hostile_files.py).
 
-Each file is indexed beside one good text file, by `qa index` in its own process, whose
+Each file is indexed beside one good text file (the first row: that file alone, the
+cost of `qa index` itself, model included), by `qa index` in its own process, whose
 peak resident memory is read from the kernel as it exits (`os.wait4`). A run past
 --kill-mb or --timeout is killed (its figures then read "> ..."), so a checkout without
 the text budget can be measured on a small machine too:
@@ -44,7 +45,8 @@ def measure(qa: Path, name: str, data: bytes, kill_mb: int, timeout: float) -> t
         folder = Path(root, "docs")
         folder.mkdir()
         (folder / "ok.txt").write_text("The orchard has forty apple trees.")
-        (folder / name).write_bytes(data)
+        if data:
+            (folder / name).write_bytes(data)
         env = {**os.environ, "PYTHONPATH": str(qa), "HF_HUB_OFFLINE": "1"}
         started = time.perf_counter()
         stderr = Path(root, "stderr")
@@ -80,6 +82,8 @@ def main() -> None:
     args = parser.parse_args()
     print(f"qa from {args.qa}; a run is killed past {args.kill_mb} MB or {args.timeout:.0f} s")
     print(f"{'file':<13} {'bytes':>9} {'peak MB':>8} {'seconds':>8}  outcome")
+    peak, seconds, outcome = measure(args.qa, "", b"", args.kill_mb, args.timeout)
+    print(f"{'(ok.txt only)':<13} {0:>9,} {peak:>8} {seconds:>8.1f}  {outcome}")
     for name in args.files:
         data = HOSTILE[name][0]()
         peak, seconds, outcome = measure(args.qa, name, data, args.kill_mb, args.timeout)

@@ -1,7 +1,7 @@
 """Chunking: split a document into sentence-aligned chunks that fit the embedding model.
 
 Sentences come from syntok (a real segmenter: "L.A.", quotes and titles do not
-end a sentence), corrected for table rows (`qa.tables`), each of which is one sentence:
+end a sentence), corrected for table rows (`qa.loaders.tables`), each of which is one sentence:
 a named field after a semicolon goes on with it, and a line ending in a full stop
 before a line that opens with a named field ends it; and for lines that are items (a
 list's bullets, a receipt's or a notice's short lines), each of which is one sentence.
@@ -78,7 +78,7 @@ _FIELD = re.compile(r"[^\W\d][^\n:;.!?]{0,40}: ")  # "Floor: ", a named value th
 def _join_fields(text: str, spans: list[Span]) -> list[Span]:
     """Sentences that syntok cut after a semicolon joined again when the next begins with a
     named field on the same line: "Team: Design; Floor: 4." (a table row, see
-    `qa.tables`) is one sentence, which syntok cuts before the capital of "Floor"."""
+    `qa.loaders.tables`) is one sentence, which syntok cuts before the capital of "Floor"."""
     joined: list[Span] = []
     for span in spans:
         if joined and _continues_fields(text, joined[-1][1], span[0]):

@@ -95,7 +95,8 @@ def load(
     path: Path, data: bytes, use_ocr: bool = True, max_chars: int = Settings().max_chars
 ) -> Document:
     """Extract the text of `data`, the bytes of the file at `path`; LoadError if it has none
-    or more than `max_chars` characters (a PDF is refused as soon as it could have more).
+    or more than `max_chars` characters (charged while it is made, so a file is refused
+    the moment its text passes the limit; a PDF as soon as it could).
 
     use_ocr: read images, and PDF pages without a text layer, by OCR."""
     reading = Reading(TextBudget(max_chars), use_ocr, _read, ocr.MAX_PAGES)

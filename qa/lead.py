@@ -22,9 +22,9 @@ a value, gets no lead. Plain rules on words, each tested on hand-written sentenc
 
 import re
 
+from qa.loaders.tables import row_fields
 from qa.question_kinds import STOPWORDS, WORD, content_words, negated
 from qa.stemming import index_term
-from qa.tables import row_fields
 
 NO_VERDICT = "The documents do not say yes or no; they say:"
 # words and their opposites, by stem: a quote holding the opposite of a word the question

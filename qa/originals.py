@@ -29,8 +29,8 @@ from qa.index import Index
 from qa.loaders import ocr, opendocument, zipcheck
 from qa.loaders.base import TextBudget
 from qa.loaders.decoding import decode_text
+from qa.loaders.tables import cell_text, table_lines
 from qa.settings import Settings
-from qa.tables import cell_text, table_lines
 
 VIEW_SIDE = 1400  # pixels on the longest side of a drawn page or image
 SHOWN_ROWS = 200  # rows of a sheet shown around the cited one

@@ -33,10 +33,10 @@ import numpy as np
 
 from qa.backends import DocumentInfo
 from qa.backends.base import SentenceRow
+from qa.loaders.tables import row_fields
 from qa.question_kinds import WORD, content_words
 from qa.search import Hit
 from qa.stemming import index_term
-from qa.tables import row_fields
 
 SUMMARY_SENTENCES = 3  # quoted for one document; for several, at least one each
 COLLECTION_DOCUMENTS = 5  # a collection's summary quotes its this many largest documents

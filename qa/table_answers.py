@@ -1,7 +1,7 @@
 """Table answers: questions a table answers by its cells, computed rather than quoted.
 
 Rows of sheets, CSV and Word, slide, HTML and Markdown tables are stored one a line,
-each cell named by its column (`qa.tables`). A question that asks for a value over
+each cell named by its column (`qa.loaders.tables`). A question that asks for a value over
 rows ("Which team spent the most?", "How many offices are in Lyon?", "What is the
 total spend?", "What is the average cost?", "How much more did Design spend than
 Finance?") or for the rows themselves ("Which teams are in the office?") is answered
@@ -29,11 +29,11 @@ from dataclasses import dataclass, replace
 
 from qa.answer import _quoted
 from qa.backends.base import SentenceRow
+from qa.loaders.tables import row_fields
 from qa.question_kinds import WORD, content_words, is_list_question
 from qa.results import Answer
 from qa.search import Hit
 from qa.stemming import index_term
-from qa.tables import row_fields
 
 MIN_SHARE = 0.5  # of the question's words that the table it is about must hold
 MAX_SHOWN = 12  # cells written out in a computation; more are summarised as "N rows"

@@ -1,7 +1,7 @@
 """A part of the everyday evaluation set (benchmarks/everyday) as a test: summaries,
 yes/no, list and fact questions over ordinary office files, and a refusal.
 
-The table questions need table rows that name their columns (qa/tables.py in every
+The table questions need table rows that name their columns (qa/loaders/tables.py in every
 loader), so they are left to `benchmarks/everyday/run.py`.
 """
 

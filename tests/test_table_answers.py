@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from qa.loaders.tables import row_fields
 from qa.search import Hit
 from qa.table_answers import (
     Row,
@@ -17,7 +18,6 @@ from qa.table_answers import (
     parse_number,
     question_operation,
 )
-from qa.tables import row_fields
 
 BUDGET = [
     "Budget 2025: Team: Design; City: Lyon; Spend: 310.",

@@ -172,7 +172,7 @@ def test_a_quoted_row_shows_in_its_source_card_whole_and_as_a_table_of_its_colum
 
 def test_a_row_is_read_back_as_written_and_prose_is_not_a_row():
     from qa.loaders.base import TextBudget
-    from qa.tables import row_fields, table_lines
+    from qa.loaders.tables import row_fields, table_lines
 
     [line] = table_lines(["Team", "Lead"], [["Design", "Ana Ruiz, Jr."]], "Offices",
                          budget=TextBudget(1_000))

@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 from qa import Answer, Citation, DocumentInfo, Hit
 from qa.answer import NO_DOCUMENTS
 from qa.ingest import counted
-from qa.tables import row_fields
+from qa.loaders.tables import row_fields
 from ui.conversations import Conversation
 
 CONTEXT_CHARS = 400  # of document text shown before and after a passage in its context

@@ -2,7 +2,8 @@
 
 A loader takes a file's bytes and the file's `Reading` and returns `Loaded`: (title,
 text, page_starts). The `Reading` says whether OCR may be used and bounds what one file
-may give: `qa.documents.load` makes one for each file it reads, and a file inside it (an
+may give (its `TextBudget`, charged while the text is made, and the pages OCR may still
+read): `qa.documents.load` makes one for each file it reads, and a file inside it (an
 e-mail's attachment) is read on the same one, through `Reading.read_inner`. A loader
 raises `qa.errors.LoadError` with a one-line reason for a file it cannot read; anything
 else it raises is turned into one by `qa.documents.load`. A "page" is whatever a reader

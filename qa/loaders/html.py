@@ -1,6 +1,6 @@
 """HTML (.html, .htm): the main text of a page, without navigation or scripts, by
 trafilatura from lxml's tree, each table that holds no other table written a row a line
-by `qa.tables`; a page nested past lxml's 2048 levels gives all its text through
+by `qa.loaders.tables`; a page nested past lxml's 2048 levels gives all its text through
 html.parser instead (`all_text`, which e-books and e-mail use for their XHTML too).
 """
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from qa.loaders.base import Loaded, Reading, TextBudget
 from qa.loaders.decoding import decode_text
-from qa.tables import table_lines
+from qa.loaders.tables import table_lines
 
 
 def load_html(data: bytes, reading: Reading) -> Loaded:

@@ -1,5 +1,5 @@
 """Markdown (.md, .markdown): the text as it is, each GitHub pipe table (found by
-markdown-it, so not one inside a code block) written a row a line by `qa.tables`; the
+markdown-it, so not one inside a code block) written a row a line by `qa.loaders.tables`; the
 title is the first heading.
 """
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from qa.loaders.base import Loaded, Reading, TextBudget
 from qa.loaders.decoding import decode_text
-from qa.tables import table_lines
+from qa.loaders.tables import table_lines
 
 
 def load_markdown(data: bytes, reading: Reading) -> Loaded:

@@ -1,7 +1,7 @@
 """OpenDocument text (.odt) and the tables of OpenDocument files, read with odfpy.
 
 An .odt gives its headings and paragraphs in document order (lists and sections
-included) and each table row through `qa.tables.table_lines`, its first row naming the
+included) and each table row through `qa.loaders.tables.table_lines`, its first row naming the
 columns. `tables` also serves .ods sheets (`qa.loaders.sheets`). OpenDocument writes a
 run of identical rows or cells once with a repeat count (an empty sheet claims a
 million rows of 16,384 columns); runs of empty rows are skipped, runs of cells are
@@ -13,7 +13,7 @@ import io
 from collections.abc import Iterator
 
 from qa.loaders.base import Loaded, Reading, TextBudget
-from qa.tables import table_lines
+from qa.loaders.tables import table_lines
 
 MAX_COLUMNS = 1024  # cells read from one row
 _TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"

@@ -1,13 +1,13 @@
 """Rich Text Format (.rtf), read with striprtf: the text, with a table row a line.
 
 striprtf writes a table cell's end as "|" and a row's end as a line break; such rows
-(two or more cells) go through `qa.tables.table_lines`, the first row of each table
+(two or more cells) go through `qa.loaders.tables.table_lines`, the first row of each table
 naming the columns, as every other loader writes tables.
 """
 
 from qa.errors import LoadError
 from qa.loaders.base import Loaded, Reading, TextBudget
-from qa.tables import table_lines
+from qa.loaders.tables import table_lines
 
 
 def load_rtf(data: bytes, reading: Reading) -> Loaded:

@@ -1,7 +1,7 @@
 """Spreadsheets (.xlsx, .xlsm with openpyxl; .ods with odfpy) and delimited text (.csv,
 .tsv with the standard library's csv): one line per row, each cell named by its column.
 
-Every row goes through `qa.tables.table_lines`, with the sheet's first non-empty row as
+Every row goes through `qa.loaders.tables.table_lines`, with the sheet's first non-empty row as
 the header and the sheet name as the caption, so a row found alone says which sheet and
 which columns it belongs to ("Prices: Product: Kettle; Price: 24.50."). Each sheet is a
 page; the page a citation gives is the sheet's number, and its name opens each row.
@@ -21,7 +21,7 @@ from qa.errors import LoadError
 from qa.loaders import opendocument
 from qa.loaders.base import Loaded, Reading, TextBudget, join_pages
 from qa.loaders.decoding import decode_text
-from qa.tables import table_lines
+from qa.loaders.tables import table_lines
 
 _DECIMALS = re.compile(r"0\.(0+)")  # the decimals of a number format, as in "#,##0.00"
 MAX_ROWS = 100_000  # non-empty rows in one file, all sheets together

@@ -2,7 +2,7 @@
 
 A slide's page holds its title, then the text of its other shapes in their order on the
 slide (text boxes, placeholders, grouped shapes), each table row through
-`qa.tables.table_lines` (captioned by the slide title) and the speaker notes last, so
+`qa.loaders.tables.table_lines` (captioned by the slide title) and the speaker notes last, so
 the slide number is the page a citation gives.
 """
 
@@ -10,7 +10,7 @@ import io
 from collections.abc import Iterator
 
 from qa.loaders.base import Loaded, Reading, TextBudget, join_pages
-from qa.tables import table_lines
+from qa.loaders.tables import table_lines
 
 
 def load_pptx(data: bytes, reading: Reading) -> Loaded:

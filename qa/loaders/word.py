@@ -1,5 +1,5 @@
 """Word (.docx), read with python-docx: paragraphs and table rows in document order, each
-table row written by `qa.tables` (named by the table's first row, captioned by a
+table row written by `qa.loaders.tables` (named by the table's first row, captioned by a
 Caption-styled paragraph before it or else by the last heading).
 """
 
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from qa.errors import LoadError
 from qa.loaders.base import Loaded, Reading, TextBudget, reason
-from qa.tables import table_lines
+from qa.loaders.tables import table_lines
 
 
 def load_docx(data: bytes, reading: Reading) -> Loaded:
