@@ -84,12 +84,20 @@ def test_serve_listens_on_127_0_0_1_only_by_default(server):
     ("POST", "/gradio_api/run/ask", {"data": ["Who has resigned?", 5, "extractive"]}),
     ("POST", "/gradio_api/queue/join", {"data": ["resigned", 5], "fn_index": 0,
                                         "session_hash": "x"}),
+    ("GET", f"/qa/original?path={SEED_FILE}", None),  # Download original
 ])
 def test_without_a_login_the_api_is_refused(server, method, path, body):
     response = httpx.request(method, server["url"] + path, json=body, timeout=30)
 
     assert response.status_code == 401, response.text
     assert "Martinez" not in response.text
+
+
+def test_with_the_login_an_original_is_downloaded(server):
+    with httpx.Client(base_url=server["url"], timeout=30) as http:
+        http.post("/login", data={"username": USER, "password": PASSWORD})
+        response = http.get("/qa/original", params={"path": str(SEED_FILE)})
+    assert response.status_code == 200 and response.content == SEED_FILE.read_bytes()
 
 
 def test_a_wrong_password_is_refused(server):

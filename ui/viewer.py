@@ -58,24 +58,25 @@ class Viewer:
 
     def show(self, event: gr.EventData, request: gr.Request) -> str:
         """A request from the page: {"document": path, "page", "start", "end"} (the quote's
-        offsets in the document's text), or {"close": true}."""
+        offsets in the document's text); the dialog, or "" for a request from elsewhere."""
         data = event._data or {}
-        if data.get("close") or not self.allowed(request):
+        if not self.allowed(request):
             return ""
         path = str(data.get("document") or "")
         page, start, end = (_number(data.get(key)) for key in ("page", "start", "end"))
         self.opened += 1
         document = next((d for d in self.index.documents() if d.path == path), None)
         if document is None:
-            return self._dialog(path, path, "", '<div class="qa-view-error">That document is '
-                                "not indexed.</div>", {})
+            return self._dialog(path, path, "", _error("That document is not indexed."), {})
         text = self.index.document_text(path) or ""
         quote = text[start:end] if 0 <= start < end <= len(text) else ""
         try:
             place, body, pages = self._body(path, max(page, 1), quote, text, start)
-        except QAError as error:
-            place, pages = "", 0
-            body = f'<div class="qa-view-error">{escape(sentence(str(error)))}</div>'
+        except QAError as error:  # LoadError too: a file refused as at indexing
+            place, pages, body = "", 0, _error(sentence(str(error)))
+        except Exception as error:  # noqa: BLE001 - a damaged file: said, not a traceback
+            reason = str(error).split("\n", 1)[0][:200] or type(error).__name__
+            place, pages, body = "", 0, _error(f"The original could not be drawn: {reason}.")
         turning = {"page": max(page, 1), "pages": pages, "start": start, "end": end}
         return self._dialog(path, self.label(document), place, body, turning)
 
@@ -149,6 +150,10 @@ class Viewer:
         return Response(data, media_type=kind,
                         headers={"Content-Disposition": f"attachment; filename*=UTF-8''{name}",
                                  "X-Content-Type-Options": "nosniff"})
+
+
+def _error(message: str) -> str:
+    return f'<div class="qa-view-error" role="alert">{escape(message)}</div>'
 
 
 def _number(value: Any) -> int:
