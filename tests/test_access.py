@@ -5,6 +5,7 @@ One real `qa serve` with a login (given as QA_AUTH, not --auth, and no --host)
 serves the tests of this module. Upload names are checked in test_ui_render.py.
 """
 
+import contextlib
 import json
 import os
 import socket
@@ -255,15 +256,31 @@ def test_every_index_file_is_private_even_with_an_open_umask(tmp_path, seed_copy
             assert mode & 0o077 == 0, f"{path} is {oct(mode)}"
 
 
-# -- last: it locks this client out of the login for a minute ---------------------------
+# -- last: it locks loopback, and the login name, out of the login for a minute ------------
+
+def other_local_address() -> str | None:
+    """An address of this machine that is not loopback (the server, on 127.0.0.1, sees a
+    connection from it as from another client), if it has one."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # a UDP "connection" sends nothing
+        address = probe.getsockname()[0]
+        return None if address.startswith("127.") else address
+    return None
+
+
+def login_from(url: str, address: str, name: str, password: str) -> httpx.Response:
+    transport = httpx.HTTPTransport(local_address=address)
+    with httpx.Client(base_url=url, timeout=30, transport=transport) as http:
+        return http.post("/login", data={"username": name, "password": password})
+
 
 def test_wrong_passwords_are_limited_per_minute_then_even_the_right_one_waits(server):
     from ui.guard import LOGIN_FAILURES_PER_MINUTE
 
-    with httpx.Client(base_url=server["url"], timeout=30) as http:
-        tries = [http.post("/login", data={"username": USER, "password": f"guess {n}"})
-                 for n in range(20)]
-        right = http.post("/login", data={"username": USER, "password": PASSWORD})
+    # from 20 loopback addresses, which are all this machine: counted as one
+    tries = [login_from(server["url"], f"127.0.0.{2 + n}", USER, f"guess {n}")
+             for n in range(20)]
+    right = login_from(server["url"], "127.0.0.1", USER, PASSWORD)
 
     statuses = [response.status_code for response in tries]
     assert set(statuses) == {400, 429}
@@ -271,3 +288,12 @@ def test_wrong_passwords_are_limited_per_minute_then_even_the_right_one_waits(se
     assert statuses.index(429) == statuses.count(400)  # refused from then on
     assert right.status_code == 429
     assert right.text == "Too many failed logins from this address: try again in a minute."
+
+    other = other_local_address()
+    if other is None:
+        pytest.skip("this machine has no address but loopback to log in from")
+    # another address: the name that failed is refused still, even with its password
+    right = login_from(server["url"], other, USER, PASSWORD)
+    assert right.status_code == 429
+    assert right.text == "Too many failed logins for this name: try again in a minute."
+    assert login_from(server["url"], other, "someone-else", "guess").status_code == 400

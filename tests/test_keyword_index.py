@@ -13,17 +13,19 @@ import json
 import os
 import shutil
 import sqlite3
+import struct
 import subprocess
 import sys
+import zlib
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from qa.backends.sqlite import DATABASE, SQLiteBackend
-from qa.backends.sqlite.keywords import FOLDER
+from qa.backends.sqlite.keywords import FOLDER, FOOTER_MAGIC
 from qa.locking import write_lock
-from tests.helpers import ENV, ROOT
+from tests.helpers import ENV, QA, ROOT, copy_index
 from tests.test_backend_contract import COUNCIL, DIM, HARBOUR, ORCHARD, ids_along, put
 
 # A process that opens the backend at argv[1], adds orchard.txt and commits
@@ -235,3 +237,65 @@ def test_query_syntax_in_a_question_is_read_as_words(backend, folder):
     assert found[0][:1] == keeper
     assert set(found[1]) == ids_along(backend, 1)  # mayor and council, by their words
     assert found[2] == []
+
+
+# -- a damaged keyword index that still carries a valid stamp (issue 26, item 8) ----------
+
+QUESTION = "Martinez resigned recording"
+
+
+def keyword_search_cli(index: Path) -> tuple[list[int], str]:
+    """`qa search --mode keyword` in its own process: the chunk ids found, and its stderr;
+    the test fails on a nonzero exit or a traceback (a Rust panic caught still prints its
+    message)."""
+    run = subprocess.run([*QA, "search", QUESTION, "--index", str(index), "--mode", "keyword",
+                          "--json", "-k", "5"], capture_output=True, text=True, env=ENV,
+                         cwd=ROOT, timeout=300)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    return [hit["chunk_id"] for hit in json.loads(run.stdout)["hits"]], run.stderr
+
+
+@pytest.fixture(scope="module")
+def keyword_answers(seed_index_path, tmp_path_factory) -> tuple[Path, list[int]]:
+    """A copy of the seed index whose keyword index a first search built, and its hits."""
+    pristine = copy_index(seed_index_path, tmp_path_factory.mktemp("keywords") / "index")
+    found, _ = keyword_search_cli(pristine)
+    assert found and (pristine / FOLDER / "meta.json").exists()
+    return pristine, found
+
+
+def damage(path: Path, how: str) -> None:
+    """Flip one bit in the middle of a segment file, cut it in half, or flip one and write
+    the checksum to match, as a damage the checksum cannot see would look."""
+    data = bytearray(path.read_bytes())
+    if how == "truncate":
+        path.write_bytes(data[: len(data) // 2])
+        return
+    data[len(data) // 2] ^= 0x04
+    if how == "flip, checksum matching":
+        length = struct.unpack("<I", data[-8:-4])[0]
+        footer = json.loads(data[-8 - length:-8])
+        payload = bytes(data[:-8 - length])
+        footer["crc"] = zlib.crc32(payload)
+        text = json.dumps(footer, separators=(",", ":")).encode()
+        data = bytearray(payload + text + struct.pack("<II", len(text), FOOTER_MAGIC))
+    path.write_bytes(data)
+
+
+@pytest.mark.process
+@pytest.mark.parametrize(("kind", "how"), [
+    *((kind, "flip") for kind in ("term", "idx", "pos", "store", "fast", "fieldnorm")),
+    ("idx", "truncate"), ("term", "truncate"), ("idx", "flip, checksum matching"),
+])
+def test_a_damaged_segment_file_falls_back_to_fts5_and_is_rebuilt(keyword_answers, tmp_path,
+                                                                   kind, how):
+    pristine, expected = keyword_answers
+    index = tmp_path / "index"
+    shutil.copytree(pristine, index)
+    damage(next((index / FOLDER).glob(f"*.{kind}")), how)
+
+    found, log = keyword_search_cli(index)
+    assert found == expected
+    assert "damaged" in log or "does not match its checksum" in log or "cut short" in log, log
+    found, log = keyword_search_cli(index)  # rebuilt: Tantivy answers again, quietly
+    assert found == expected and "WARNING" not in log, log

@@ -286,6 +286,24 @@ def test_a_full_disk_is_one_line_and_loses_nothing(tmp_path, seed_index_path):
         index.close()
 
 
+@pytest.mark.process
+def test_a_disk_full_to_the_last_byte_is_the_same_one_line(tmp_path, seed_index_path):
+    """With no byte left, SQLite cannot even grow its WAL's shared memory and says "disk I/O
+    error" (SQLITE_IOERR_SHMSIZE): `qa index` still says the disk is full."""
+    more = _write(tmp_path / "more" / "report.txt", "The lighthouse keepers' report.")
+    with _small_disk(tmp_path / "disk", 16) as disk:
+        index_path = copy_index(seed_index_path, disk / "index")
+        filler = _fill(disk, leave=0)
+
+        done = _qa("--index", str(index_path), "index", str(more.parent))
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.strip().splitlines()[-1].startswith(
+            f"qa: the disk holding the index database {index_path / DATABASE} is full")
+
+        filler.unlink()
+        assert [d.path for d in Index.open(index_path).documents()] == [str(SEED_FILE)]
+
+
 # -- 8. permissions ------------------------------------------------------------------------
 
 def _without_root_powers() -> None:

@@ -9,7 +9,10 @@ process, is such a client. This middleware refuses, with one plain-text line:
 - an upload that is not from the app's own page (a multipart POST from another site
   needs no CORS preflight), over its size, past UPLOADS_PER_MINUTE from one client, or
   that Gradio's upload cache has no room for;
-- a login from a client that failed LOGIN_FAILURES_PER_MINUTE times in the last minute.
+- a login from a client, or for a login name, that failed LOGIN_FAILURES_PER_MINUTE
+  times in the last minute.
+A client is counted by its address (`client_key`), with all of loopback as one address:
+a local process can send from any of 127.0.0.0/8.
 """
 
 import contextlib
@@ -24,6 +27,7 @@ from limits import RateLimitItemPerMinute
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 from starlette.datastructures import Headers
+from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 
 Scope = MutableMapping[str, Any]
@@ -33,7 +37,8 @@ MAX_BODY_BYTES = 10_000_000  # of any request but an upload: a long conversation
 UPLOAD_FILES = 10  # an upload request holds at most this many files of the largest size
 CACHE_REQUESTS = 2  # Gradio's upload cache holds at most this many such requests' bytes
 UPLOADS_PER_MINUTE = RateLimitItemPerMinute(20)  # upload requests per client address
-LOGIN_FAILURES_PER_MINUTE = RateLimitItemPerMinute(5)  # per client address
+LOGIN_FAILURES_PER_MINUTE = RateLimitItemPerMinute(5)  # per client address, and per name
+MAX_LOGIN_BYTES = 65_536  # of a login request's body: a name and a password
 UPLOAD_ROUTE = "/gradio_api/upload"
 LOGIN_ROUTES = ("/login", "/login/")
 WRONG_LOGIN = 400  # Gradio's status for wrong credentials
@@ -76,6 +81,23 @@ def known_host(host: str | None, allowed_hosts: Collection[str]) -> bool:
     return name == "localhost" or name in allowed_hosts
 
 
+def client_key(address: str) -> str:
+    """What a rate limit counts a client by: its address, but all of loopback as one (a
+    local process may send from any of 127.0.0.0/8) and an IPv6 address by its /64 (which
+    one host is given)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:  # not an address: a Unix socket, or none ("-")
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return "loopback"
+    if isinstance(ip, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
 def folder_bytes(folder: Path) -> int:
     """The bytes of the files under a folder (0 if it does not exist)."""
     total = 0
@@ -104,7 +126,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         headers, path = Headers(scope=scope), scope["path"]
-        client = scope["client"][0] if scope.get("client") else "-"
+        client = client_key(scope["client"][0] if scope.get("client") else "-")
         refusal = self.refusal(headers, scope["method"], path, client)
         if refusal:
             status, message = refusal
@@ -131,6 +153,8 @@ class Guard:
             LOGIN_FAILURES_PER_MINUTE, "login", client
         ):
             return 429, "Too many failed logins from this address: try again in a minute."
+        if path in LOGIN_ROUTES and method == "POST" and length > MAX_LOGIN_BYTES:
+            return 413, f"Refused: a login is limited to {MAX_LOGIN_BYTES:,} bytes."
         if length > MAX_BODY_BYTES:
             return 413, f"Refused: a request body is limited to {MAX_BODY_BYTES:,} bytes."
         return None
@@ -160,11 +184,41 @@ class Guard:
 
     async def login(self, scope: Scope, receive: Callable, send: Callable, client: str
                     ) -> None:
-        """Let a login through, counting it if its credentials are wrong."""
+        """Let a login through unless its name failed too often, counting it against the
+        client and the name if its credentials are wrong. Its body (small: see `refusal`)
+        is read here for the name, then given to Gradio as sent."""
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        form = await Request(scope, replaying(body, receive)).form()
+        name = str(form.get("username") or "")
+        if not self.limiter.test(LOGIN_FAILURES_PER_MINUTE, "login-name", name):
+            await PlainTextResponse("Too many failed logins for this name: try again in a "
+                                    "minute.", status_code=429)(scope, receive, send)
+            return
 
         async def counting_send(message: dict) -> None:
             if message["type"] == "http.response.start" and message["status"] == WRONG_LOGIN:
                 self.limiter.hit(LOGIN_FAILURES_PER_MINUTE, "login", client)
+                self.limiter.hit(LOGIN_FAILURES_PER_MINUTE, "login-name", name)
             await send(message)
 
-        await self.app(scope, receive, counting_send)
+        await self.app(scope, replaying(body, receive), counting_send)
+
+
+def replaying(body: bytes, receive: Callable) -> Callable[[], Awaitable[dict]]:
+    """An ASGI receive that gives `body`, read already, then whatever `receive` gives (a
+    disconnect)."""
+    given = False
+
+    async def replay() -> dict:
+        nonlocal given
+        if given:
+            return await receive()
+        given = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay

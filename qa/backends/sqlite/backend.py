@@ -17,7 +17,9 @@ commits them, with the generation they bring it to, at `flush` (the end of an
 as it is: else it reloads it (another process committed), or rebuilds it from the
 stored chunks if no writer holds the index's lock, and meanwhile, or where it
 cannot be written (a read-only folder), searches the database's FTS5 table, which is
-always in step. So no search returns a chunk that was deleted before it began.
+always in step. So no search returns a chunk that was deleted before it began. A keyword
+index found damaged (`KeywordsDamaged`: a checksum, or Tantivy failing) is dropped, and
+made anew from the database as soon as no writer holds the index; FTS5 answers meanwhile.
 
 `qa index --rebuild` swaps the whole folder for a new one: before each use the
 backend checks that its database file is still the one in the folder, and if not
@@ -27,6 +29,7 @@ app) reads and writes the new index, never the deleted one.
 
 import logging
 import re
+import shutil
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -35,7 +38,7 @@ import numpy as np
 
 from qa.backends.base import MAX_KEYWORDS, ChunkRow, DocumentInfo, FileState, SentenceRow
 from qa.backends.sqlite.keywords import FOLDER as KEYWORDS
-from qa.backends.sqlite.keywords import KeywordIndex
+from qa.backends.sqlite.keywords import KeywordIndex, KeywordsDamaged
 from qa.backends.sqlite.store import Store
 from qa.backends.sqlite.vectors import VectorIndex
 from qa.chunking import Chunk
@@ -123,12 +126,16 @@ class SQLiteBackend:
         self, queries: Sequence[str], k: int, within: Sequence[str] | None = None
     ) -> list[list[int]]:
         store = self.store()
-        keywords = self._keywords_in_step(store)
-        if keywords is None:  # FTS5, always in step with the database
-            matches = [keyword_query(query, store) for query in queries]
-            return [store.keyword_search(match, k, within) if match else [] for match in matches]
-        only = None if within is None else store.chunk_ids(within)
-        return [keywords.search(query, k, only) for query in queries]
+        try:
+            keywords = self._keywords_in_step(store)
+            if keywords is not None:
+                only = None if within is None else store.chunk_ids(within)
+                return [keywords.search(query, k, only) for query in queries]
+        except KeywordsDamaged as error:
+            self._discard_keywords(store, error)
+        # FTS5, always in step with the database
+        matches = [keyword_query(query, store) for query in queries]
+        return [store.keyword_search(match, k, within) if match else [] for match in matches]
 
     def vector_count(self) -> int:
         return len(self.vectors())
@@ -245,6 +252,22 @@ class SQLiteBackend:
             log.warning("could not rebuild the keyword index in %s (%s); keyword searches use "
                         "the database's FTS5 table meanwhile", self.folder / KEYWORDS, error)
 
+    def _discard_keywords(self, store: Store, error: KeywordsDamaged) -> None:
+        """Drop a keyword index found damaged, and delete it if no writer holds the index
+        (never waiting for one): the next search makes it anew from the database. While a
+        writer holds it, searches use FTS5 until the database changes."""
+        log.warning("the keyword index in %s is damaged (%s); keyword searches use the "
+                    "database's FTS5 table until it is rebuilt", self.folder / KEYWORDS, error)
+        with self._lock:
+            self._close_keywords()
+            if store.readonly or (lock := try_write_lock(self.folder)) is None:
+                self._no_keywords_at = (store.identity, store.generation())
+                return
+            try:
+                shutil.rmtree(self.folder / KEYWORDS, ignore_errors=True)
+            finally:
+                lock.release()
+
     def _close_keywords(self) -> None:
         if self._keywords is not None:
             self._keywords.close()
@@ -339,7 +362,16 @@ class SQLiteBackend:
         current = (store.identity, store.generation())
         if keywords is not None and self._keywords_of != current:
             keywords.close()  # changes that no longer match the database
-            keywords.reload()
+            try:
+                keywords.reload()
+            except KeywordsDamaged as error:
+                log.warning("the keyword index in %s is damaged (%s); making it anew",
+                            self.folder / KEYWORDS, error)
+                self._close_keywords()
+                shutil.rmtree(self.folder / KEYWORDS, ignore_errors=True)
+                keywords = self._open_keywords(store)
+                if keywords is None:
+                    return None
             if keywords.stamp != current:
                 self._rebuild_keywords(keywords, store)
             self._keywords_of = keywords.stamp

@@ -13,14 +13,28 @@ Every commit also rewrites a marker document (chunk id 0, which SQLite never giv
 holding the database identity and generation the index reflects, so a searcher knows in
 one snapshot which state of the database it shows. Tantivy allows one writer per folder
 across processes: the backend opens one only while it holds the index's write lock.
+
+A damaged index is found, not trusted: before the index is opened or reloaded, every file
+of the segments its meta.json lists is checked against the CRC32 Tantivy writes in its
+footer (a file already checked, of the same size and time, is not read again: segment
+files never change), and a panic or error from Tantivy in a search or reload is raised as
+`KeywordsDamaged`, on which the backend searches FTS5 and rebuilds the index. One flipped
+bit made Tantivy panic, or silently drop hits, before. Not covered: a segment file cut
+short while a process has it mapped (SIGBUS, which Python cannot catch); Tantivy itself
+never changes a segment file once written.
 """
 
 import contextlib
+import functools
+import json
 import logging
 import math
 import shutil
-from collections.abc import Iterable, Sequence
+import struct
+import zlib
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 import tantivy
 
@@ -32,7 +46,80 @@ FOLDER = "keywords"
 LAYOUT = "1"  # of the fields below: a marker of another layout means the index is rebuilt
 WRITER_HEAP = 50_000_000  # bytes the writer buffers before it writes a segment
 _MARKER = 0
+FOOTER_MAGIC = 1337  # Tantivy's: a file ends with its footer (JSON), its length, this
 ChunkText = tuple[int, str, str]  # (chunk id, document title, chunk text)
+Checked = tuple[str, int, int]  # a file's name, size and modification time (ns)
+T = TypeVar("T")
+
+
+class KeywordsDamaged(ValueError):
+    """The keyword index's files do not match their checksums, or Tantivy failed on them."""
+
+
+def _guarded(method: Callable[..., T]) -> Callable[..., T]:
+    """`method`, with a panic or error of Tantivy's raised as KeywordsDamaged (a Rust panic
+    is pyo3's PanicException, a BaseException that `except Exception` lets through)."""
+
+    @functools.wraps(method)
+    def guarded(*args: Any, **kwargs: Any) -> T:
+        try:
+            return method(*args, **kwargs)
+        except KeywordsDamaged:
+            raise
+        except ValueError as error:
+            raise KeywordsDamaged(str(error)) from error
+        except BaseException as error:
+            if type(error).__name__ != "PanicException":
+                raise
+            raise KeywordsDamaged(f"Tantivy panicked: {error}") from None
+
+    return guarded
+
+
+def check_files(folder: Path, checked: set[Checked]) -> None:
+    """KeywordsDamaged unless each file of the segments meta.json lists ends with Tantivy's
+    footer and its CRC32; the files checked are added to `checked`, and those in it already
+    are skipped. A file a merge removed meanwhile is looked for again in the new meta.json."""
+    for _ in range(3):
+        try:
+            segments = json.loads((folder / "meta.json").read_bytes())["segments"]
+            prefixes = tuple(s["segment_id"].replace("-", "") + "." for s in segments)
+            for path in sorted(folder.iterdir()):
+                if path.name.startswith(prefixes):
+                    status = path.stat()
+                    key = (path.name, status.st_size, status.st_mtime_ns)
+                    if key not in checked:
+                        _check_file(path)
+                        checked.add(key)
+            return
+        except FileNotFoundError:
+            continue
+        except (KeyError, TypeError, AttributeError) as error:
+            raise KeywordsDamaged(f"meta.json is not Tantivy's: {error!r}") from None
+    raise KeywordsDamaged("its files kept vanishing while they were checked")
+
+
+def _check_file(path: Path) -> None:
+    with path.open("rb") as file:
+        size = file.seek(0, 2)
+        if size < 8:
+            raise KeywordsDamaged(f"{path.name} is cut short")
+        file.seek(size - 8)
+        length, magic = struct.unpack("<II", file.read(8))
+        if magic != FOOTER_MAGIC or length > size - 8:
+            raise KeywordsDamaged(f"{path.name} has no footer: it is cut short or damaged")
+        file.seek(size - 8 - length)
+        try:
+            expected = json.loads(file.read(length))["crc"]
+        except (ValueError, KeyError, TypeError):
+            raise KeywordsDamaged(f"{path.name} has a damaged footer") from None
+        file.seek(0)
+        crc, left = 0, size - 8 - length
+        while left:
+            block = file.read(min(left, 1 << 20))
+            crc, left = zlib.crc32(block, crc), left - len(block)
+    if crc != expected:
+        raise KeywordsDamaged(f"{path.name} does not match its checksum")
 
 
 def _schema() -> tantivy.Schema:
@@ -62,22 +149,26 @@ class KeywordIndex:
     unaffected. The writer exists only from a write to its commit (or `close`).
     """
 
-    def __init__(self, index: tantivy.Index, folder: Path) -> None:
-        self._index = index
+    @_guarded
+    def __init__(self, folder: Path, reuse: bool) -> None:
+        self._checked: set[Checked] = set()
+        if reuse and (folder / "meta.json").exists():
+            check_files(folder, self._checked)
+        self._index = tantivy.Index(_schema(), path=str(folder), reuse=reuse)
         self._folder = folder
-        self._schema = index.schema
+        self._schema = self._index.schema
         self._writer: tantivy.IndexWriter | None = None
-        self._searcher = index.searcher()
+        self._searcher = self._index.searcher()
         self.stamp = self._stamp(self._searcher)
 
     @classmethod
     def open(cls, folder: Path, writable: bool) -> "KeywordIndex | None":
-        """The index in `folder`; created (or, if unreadable, made anew) when `writable`;
-        None if there is none that can be read."""
+        """The index in `folder`; created (or, if unreadable or damaged, made anew) when
+        `writable`; None if there is none that can be read."""
         try:
             if writable:
                 folder.mkdir(mode=0o700, exist_ok=True)
-            index = cls(tantivy.Index(_schema(), path=str(folder), reuse=True), folder)
+            index = cls(folder, reuse=True)
             if writable:
                 index._private()
             return index
@@ -88,19 +179,22 @@ class KeywordIndex:
         try:
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(mode=0o700)
-            index = cls(tantivy.Index(_schema(), path=str(folder), reuse=False), folder)
+            index = cls(folder, reuse=False)
             index._private()
             return index
         except (OSError, ValueError) as error:
             log.warning("cannot make the keyword index %s (%s)", folder, error)
             return None
 
+    @_guarded
     def reload(self) -> None:
-        """See the last commit, of this process or another."""
+        """See the last commit, of this process or another, once its files are checked."""
+        check_files(self._folder, self._checked)
         self._index.reload()
         searcher = self._index.searcher()
         self._searcher, self.stamp = searcher, self._stamp(searcher)
 
+    @_guarded
     def search(self, text: str, k: int, only: Sequence[int] | None = None) -> list[int]:
         """Chunk ids, best BM25 first, of the passages holding any of the text's terms (but
         the common ones); only among the chunks `only`, if given."""

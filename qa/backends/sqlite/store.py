@@ -14,6 +14,7 @@ mode lets readers search while a writer indexes.
 import functools
 import json
 import os
+import shutil
 import sqlite3
 import threading
 import uuid
@@ -361,7 +362,7 @@ def _layout(db: sqlite3.Connection) -> dict[str, list[str]]:
 def _database_error(path: Path, error: sqlite3.DatabaseError) -> QAError:
     """A clear message for a database that cannot be used; advice to rebuild only if damaged."""
     name = getattr(error, "sqlite_errorname", "")
-    if name == "SQLITE_FULL":
+    if name == "SQLITE_FULL" or (name.startswith("SQLITE_IOERR") and _disk_full(path)):
         return QAError(f"the disk holding the index database {path} is full: nothing of this "
                        "write was saved (what was indexed before is intact); free some space "
                        "and try again")
@@ -372,6 +373,15 @@ def _database_error(path: Path, error: sqlite3.DatabaseError) -> QAError:
         return QAError(f"the index database {path} cannot be used: {error}")
     return QAError(f"the index database {path} is unreadable ({error}); move the index folder "
                    "away and rebuild it with: qa index PATHS")
+
+
+def _disk_full(path: Path) -> bool:
+    """Whether the disk holding `path` has less than 1 MiB free: SQLite reports a disk too
+    full for its WAL's shared memory (-shm) to grow as an I/O error, not SQLITE_FULL."""
+    try:
+        return shutil.disk_usage(path.parent).free < 1 << 20
+    except OSError:
+        return False
 
 
 def _next_chunk_id(db: sqlite3.Connection) -> int:
