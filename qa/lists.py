@@ -141,10 +141,13 @@ def asks_for_list(question: str, section: Section | None) -> bool:
 def list_answer(question: str, text: str, section: Section | None,
                 read: Callable[[], Sequence[Hit]]) -> Answer | None:
     """Every item of the list a list question asks for, from the document `text` (within
-    `section`, if one is named), each quoted from the passage of `read()` (the document's
-    passages, read only when a list fits) that holds it; None when no list fits."""
+    `section`, if one is named: its longest list when none shares the question's words),
+    each quoted from the passage of `read()` (the document's passages, read only when a
+    list fits) that holds it; None when no list fits."""
     start, end = (section.start, section.end) if section else (0, len(text))
     found = list_items(question, text, start, end)
+    if found is None and section is not None:  # "What was decided on 6 November?"
+        found = max(_lists(text, start, end), key=lambda run: len(run[1]), default=None)
     if found is None:
         return None
     label, items = found

@@ -26,6 +26,7 @@ then answered by quoting (`qa.answer`).
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from qa.answer import _quoted
 from qa.backends.base import SentenceRow
@@ -46,6 +47,9 @@ _SMALLEST = re.compile(r"\b(?:smallest|lowest|least|fewest|minimum|shortest|youn
 _WHICH = re.compile(r"^\s*(?:which|what|who|whose)\b", re.I)
 _COUNT = re.compile(r"^\s*how many\s+(?P<noun>.+?)\s+(?:are|is|were|was|have|has|do|does|"
                     r"did|in|on|at|with|there)\b", re.I)
+# "Which teams work in Lyon?": rows by a plural noun, whatever the verb (a list question
+# of question_kinds wants "are", "were"...)
+_WHICH_ROWS = re.compile(r"^\s*(?:which|what)\s+\w+[^s\W]s\s+(?!of\b)\w+", re.I)
 _TOTAL = re.compile(r"\b(?:total|sum|altogether|combined|in all)\b", re.I)
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
 _DIFFERENCE = re.compile(r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|bigger|"
@@ -96,7 +100,7 @@ def question_operation(question: str) -> str | None:
         return "smallest"
     if _WHICH.match(question) and _LARGEST.search(question):
         return "largest"
-    if is_list_question(question):
+    if is_list_question(question) or _WHICH_ROWS.match(question):
         return "list"
     return None
 
@@ -135,7 +139,8 @@ def table_rows(hits: Sequence[Hit], sentences: Sequence[SentenceRow]) -> list[Ro
 
 def choose_table(question: str, rows: Sequence[Row]) -> tuple[str, str] | None:
     """The (document, caption) of the table among `rows` the question is about: the one
-    whose caption, column names and cells hold the largest share of the question's words
+    whose caption, column names, cells and document name (its title and file name: "the
+    contact list" is contacts.csv) hold the largest share of the question's words
     (the words that ask for the computation left out; the first found on a tie); None when
     none holds MIN_SHARE of them ("How many days of leave do staff have?" is not about a
     lunch menu's days)."""
@@ -145,7 +150,7 @@ def choose_table(question: str, rows: Sequence[Row]) -> tuple[str, str] | None:
     wanted = _stems(asked)
     held: dict[tuple[str, str], set[str]] = {}
     for row in rows:
-        words = _stems(" ".join([row.caption, *row.cells, *row.cells.values()]))
+        words = _stems(" ".join([row.caption, *row.cells, *row.cells.values()])) | _named(row)
         held.setdefault((row.hit.source, row.caption), set()).update(wanted & words)
     best = max(held.items(), key=lambda item: len(item[1]), default=None)
     if best is None or not wanted or len(best[1]) < MIN_SHARE * len(wanted):
@@ -194,7 +199,9 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
     if column is None and operation in ("largest", "smallest", "difference") and \
             len(numeric) == 1:  # "Which team spent the most?": the only column of numbers
         column = numeric[0]
-    if column is None:  # "What is the total number of teams?" sums no floors
+    if column is None and operation in ("total", "average"):
+        return _across(operation, question, rows, columns, numeric, label)
+    if column is None:
         return None
     if operation == "difference":
         return _difference(question, rows, columns, column, label)
@@ -212,10 +219,15 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
 
 def _listed(question: str, rows: Sequence[Row], columns: list[str],
             label: str | None) -> tuple[str, list[Row]] | None:
-    """The rows a list question asks for: its column must be named ("Which teams...")."""
-    if label is None or not _stems(question) & _stems(label):
+    """The rows a list question asks for: its column must be named ("Which teams..."), or
+    the question names the table's document and the rows ("List all contacts in Lyon":
+    contacts.csv, its first column of names)."""
+    if label is None:
         return None
     kept = _filtered(question, rows, columns, exclude=label)
+    if not _stems(question) & _stems(label) and not (
+            _stems(question) & _named(rows[0]) and len(kept) < len(rows)):
+        return None
     values = [row.cells[label] for row in kept if label in row.cells]
     if not values:
         return None
@@ -224,15 +236,17 @@ def _listed(question: str, rows: Sequence[Row], columns: list[str],
 
 def _counted(question: str, rows: Sequence[Row], columns: list[str], numeric: list[str],
              label: str | None) -> tuple[str, list[Row]] | None:
-    """How many rows a "how many X" question counts: X names the table (its caption or a
-    column of names), not a column of numbers ("How many staff..." sums, or quotes)."""
+    """How many rows a "how many X" question counts: X names the table (its caption, a
+    column of names or its document), or the question names the rows it counts ("... are
+    based in Lyon"); X is not a column of numbers ("How many staff..." sums, or quotes)."""
     noun = _COUNT.match(question)
     assert noun is not None
     asked = _stems(noun["noun"])
-    if _named_column(noun["noun"], numeric) or not asked & _stems(
-            " ".join([rows[0].caption, *(c for c in columns if c not in numeric)])):
-        return None
     kept = _filtered(question, rows, columns, exclude=None)
+    if _named_column(noun["noun"], numeric) or not (asked & (_named(rows[0]) | _stems(
+            " ".join([rows[0].caption, *(c for c in columns if c not in numeric)])))
+            or len(kept) < len(rows)):  # "How many people ... are based in Lyon?"
+        return None
     where = _where(question, kept, columns, None)
     return (f"{noun['noun'].strip().capitalize()}{where}: {len(kept)} (computed: a count "
             f"of the rows below).", kept)
@@ -283,6 +297,33 @@ def _summed(operation: str, rows: list[Row], column: str,
     result = replace(numbers[0], value=mean, decimals=decimals)
     return (f"Average {column}{where}: {_format(result, numbers)} (computed: "
             f"({shown}) / {len(numbers)}).", rows)
+
+
+def _across(operation: str, question: str, rows: Sequence[Row], columns: list[str],
+            numeric: list[str], label: str | None) -> tuple[str, list[Row]] | None:
+    """A total or average of the numbers of the one row the question names, when it names
+    no column ("the total energy spend": the row Energy, over its quarters); None when it
+    names no row, or several ("What is the total number of teams?" sums no floors)."""
+    named = [row for row in rows if any(_names(question, row.cells[c]) for c in columns
+                                        if c not in numeric and c in row.cells)]
+    if len(named) != 1:
+        return None
+    row = named[0]
+    cells = [c for c in numeric if parse_number(row.cells.get(c, "")) is not None]
+    if len(cells) < 2:
+        return None
+    numbers = [_number(row, c) for c in cells]
+    total = sum(n.value for n in numbers)
+    shown = " + ".join(row.cells[c] for c in cells)
+    what = f"{row.caption.rstrip(':')}, {_name(row, label)}" if row.caption else _name(row, label)
+    if operation == "total":
+        result = replace(numbers[0], value=total, decimals=max(n.decimals for n in numbers))
+        return f"Total {what}: {_format(result, numbers)} (computed: {shown}).", [row]
+    mean = total / len(numbers)
+    result = replace(numbers[0], value=mean, decimals=max(
+        max(n.decimals for n in numbers), 0 if mean.is_integer() else 2))
+    return (f"Average {what}: {_format(result, numbers)} (computed: ({shown}) / "
+            f"{len(numbers)}).", [row])
 
 
 def _format(result: Number, inputs: Sequence[Number]) -> str:
@@ -360,6 +401,12 @@ def _names(question: str, value: str) -> bool:
 
 def _name(row: Row, label: str | None) -> str:
     return row.cells.get(label or "", "") or next(iter(row.cells.values()))
+
+
+def _named(row: Row) -> set[str]:
+    """The words of the row's document's title and file name ("budget_2026.xlsx": budget,
+    2026), which name its tables too."""
+    return _stems(f"{row.hit.title} {re.sub(r'[_.-]+', ' ', Path(row.hit.source).stem)}")
 
 
 def _stems(text: str) -> set[str]:

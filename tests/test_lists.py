@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from qa.lists import dates, list_items, named_section
+from qa.lists import dates, list_answer, list_items, named_section
+from qa.search import Hit
 
 MINUTES = """# Harbour Board minutes
 
@@ -113,3 +114,15 @@ def test_a_list_named_by_its_label_wins_over_one_whose_items_share_a_word():
     label, items = list_items("List the actions of the board.", text)
 
     assert label == "Actions:" and [text[a:b] for a, b in items] == ["Order the buoys"]
+
+
+def test_what_was_decided_at_a_named_meeting_lists_its_items_whatever_their_words():
+    notes = ("Team notes\n\nMeeting of 2 October\n1. The kiln is sold.\n\n"
+             "Meeting of 6 November\nPresent: Ada, Bo.\n1. Buy a van.\n2. Paint the shop.\n")
+    question = "What was decided at the team meeting on 6 November?"
+    section = named_section(question, notes)
+    hit = Hit(1, 1, "notes.txt", "", notes, 0, len(notes), None, 1.0, 0.5)
+
+    answer = list_answer(question, notes, section, lambda: [hit])
+
+    assert [c.quote for c in answer.citations] == ["Buy a van.", "Paint the shop."]

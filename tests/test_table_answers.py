@@ -257,3 +257,35 @@ def test_a_total_of_no_named_column_is_not_computed_from_the_only_one():
 
     assert compute("total", "What is the total number of teams?", rows) is None
     assert compute("largest", "Which team is on the top floor?", rows)[0].startswith("Design")
+
+
+SPEND = [
+    "Spend 2026: Category: Energy; Q1: 12,300; Q2: 10,100; Q3: 9,400; Q4: 13,800.",
+    "Spend 2026: Category: Clay; Q1: 8,400; Q2: 9,100; Q3: 8,800; Q4: 9,600.",
+]
+CONTACTS = [
+    "Name: Ada Berg; Role: Packer; Site: Leeds.",
+    "Name: Bo Chen; Role: Driver; Site: Leeds.",
+    "Name: Cy Diaz; Role: Manager; Site: York.",
+]
+
+
+def test_a_total_over_the_one_row_named_sums_its_numbers():
+    headline, used = compute("total", "What is the total energy spend for 2026?", _rows(SPEND))
+
+    assert headline == ("Total Spend 2026, Energy: 45,600 "
+                        "(computed: 12,300 + 10,100 + 9,400 + 13,800).")
+    assert [row.cells["Category"] for row in used] == ["Energy"]
+    assert compute("total", "What is the total spend for 2026?", _rows(SPEND)) is None
+
+
+def test_the_document_name_names_its_table_and_the_rows_counted_or_listed():
+    rows = _rows(CONTACTS, source="/office/contacts.csv")
+    question = "How many people in the contact list are based in Leeds?"
+
+    assert choose_table(question, rows) == ("/office/contacts.csv", "")
+    assert compute("count", question, rows)[0].startswith("People (Site Leeds): 2 ")
+    assert compute("list", "List all contacts based in Leeds.", rows)[0] == \
+        "Name (Site Leeds): Ada Berg, Bo Chen."
+    assert question_operation("Which teams work in Leeds?") == "list"
+    assert question_operation("What types of clay are there?") is None
