@@ -52,6 +52,7 @@ import numpy as np
 from qa import answerability
 from qa.backends.base import SentenceRow
 from qa.lead import lead
+from qa.loaders.tables import row_fields
 from qa.question_kinds import (
     STOPWORDS,
     WORD,
@@ -193,7 +194,9 @@ def compose_answer(
     model = answerability.shipped()
     score = model.probability(assessment.features)
     threshold = model.threshold if answer_threshold is None else answer_threshold
-    if score < threshold or assessment.names_unknown:
+    best = assessment.candidates[assessment.chosen[0]]
+    if score < threshold or assessment.names_unknown or \
+            not row_answers(asked or question, best.text, best.hit.title):
         return Answer(question, NOT_FOUND, False, (), score=score)
     candidates = assessment.candidates
     spans = _joined([(candidates[i].hit,
@@ -238,6 +241,28 @@ def answer_features(
         "number_missing": float(bool(numbers(question) - numbers(window))),
         "negation_differs": float(negated(question) != negated(chosen.text)),
     }
+
+
+def row_answers(question: str, text: str, title: str = "") -> bool:
+    """Whether `text`, if it is a table row, can answer the question: a row is exact data,
+    so it does not when the question names a number or code ("2027", "Q4") that the row
+    and its caption lack (another year's row), or names the row it asks about by words
+    that are none of its cells ("the deposit for a company car" of the van fuel card's
+    row). Words that name the table (its caption, columns, document) select no row.
+    Any other sentence can."""
+    row = row_fields(text)
+    if row is None:
+        return True
+    caption, fields = row
+    held = {word.lower() for word in WORD.findall(text)}
+    if any(any(c.isdigit() for c in word) and word not in held
+           for word in (w.lower() for w in WORD.findall(question))):
+        return False
+    table = {index_term(w) for w in content_words(" ".join([caption, title,
+                                                             *(name for name, _ in fields)]))}
+    cells = {index_term(w) for w in content_words(" ".join(value for _, value in fields))}
+    selectors = {index_term(w) for w in content_words(question)} - table
+    return not selectors or bool(selectors & cells)
 
 
 def _rarest_missing(wanted: Mapping[str, str], idf: Mapping[str, float],

@@ -5,9 +5,10 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from qa import answerability
-from qa.answer import assess, question_terms
+from qa.answer import assess, question_terms, row_answers
 from qa.backends.base import SentenceRow
 from qa.search import Hit
 
@@ -114,3 +115,22 @@ def test_the_fit_is_exact_and_repeatable():
 
     assert answerability.fit(features, labels).to_dict() == \
         answerability.fit(features, labels).to_dict()
+
+
+@pytest.mark.parametrize(("question", "row", "answers"), [
+    ("What is the extension of the Finance team?",
+     "Teams: Team: Finance; Floor: 2; Extension: 2202.", True),
+    ("On which floor does the Finance team sit?",
+     "Teams: Team: Finance; Floor: 2; Extension: 2202.", True),
+    ("What is the deposit for a laptop?", "Loans: Item: Laptop; Deposit: 300 pounds.", True),
+    ("What were showroom sales in Q4 2026?",  # no Q4 column: another quarter's row
+     "Sales, 2026: Channel: Showroom; Q1: 41,200; Q2: 38,900; Q3: 44,600.", False),
+    ("What is the marketing budget for 2027?",  # this year's row for another year
+     "Spend 2026: Category: Marketing; Q1: 3,200; Q2: 4,100.", False),
+    ("What is the deposit for a company car?",  # the row of something else
+     "Loans: Item: Van fuel card; Deposit: 25 pounds.", False),
+    ("What is the deposit for a company car?",  # prose is left to the model
+     "A company car needs no deposit.", True),
+])
+def test_a_table_row_answers_only_what_names_it(question, row, answers):
+    assert row_answers(question, row) is answers
