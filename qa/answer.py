@@ -196,7 +196,7 @@ def compose_answer(
     threshold = model.threshold if answer_threshold is None else answer_threshold
     best = assessment.candidates[assessment.chosen[0]]
     if score < threshold or assessment.names_unknown or \
-            not row_answers(asked or question, best.text, best.hit.title):
+            not row_answers(question, best.text, best.hit.title, asked):
         return Answer(question, NOT_FOUND, False, (), score=score)
     candidates = assessment.candidates
     spans = _joined([(candidates[i].hit,
@@ -243,20 +243,21 @@ def answer_features(
     }
 
 
-def row_answers(question: str, text: str, title: str = "") -> bool:
+def row_answers(question: str, text: str, title: str = "", asked: str | None = None) -> bool:
     """Whether `text`, if it is a table row, can answer the question: a row is exact data,
     so it does not when the question names a number or code ("2027", "Q4") that the row
     and its caption lack (another year's row), or names the row it asks about by words
     that are none of its cells ("the deposit for a company car" of the van fuel card's
     row). Words that name the table (its caption, columns, document) select no row.
-    Any other sentence can."""
+    Any other sentence can. `asked`: the user's own words, when `question` is them read
+    with earlier turns (which may name the row; only the user's numbers are checked)."""
     row = row_fields(text)
     if row is None:
         return True
     caption, fields = row
     held = {word.lower() for word in WORD.findall(text)}
     if any(any(c.isdigit() for c in word) and word not in held
-           for word in (w.lower() for w in WORD.findall(question))):
+           for word in (w.lower() for w in WORD.findall(asked or question))):
         return False
     table = {index_term(w) for w in content_words(" ".join([caption, title,
                                                              *(name for name, _ in fields)]))}
