@@ -195,8 +195,12 @@ def compose_answer(
     score = model.probability(assessment.features)
     threshold = model.threshold if answer_threshold is None else answer_threshold
     best = assessment.candidates[assessment.chosen[0]]
-    if score < threshold or assessment.names_unknown or \
-            not row_answers(question, best.text, best.hit.title, asked):
+    if row_fields(best.text) is None:
+        answers = score >= threshold
+    else:  # exact data, read unlike a question: it holds every word asked, or the model says
+        answers = row_answers(question, best.text, best.hit.title, asked) and (
+            score >= threshold or assessment.signals[assessment.chosen[0]].coverage >= 1.0)
+    if not answers or assessment.names_unknown:
         return Answer(question, NOT_FOUND, False, (), score=score)
     candidates = assessment.candidates
     spans = _joined([(candidates[i].hit,
