@@ -1,9 +1,6 @@
 """A part of the everyday evaluation set (benchmarks/everyday) as a test: summaries,
-yes/no, list and fact questions over ordinary office files, and a refusal.
-
-The table questions need table rows that name their columns (qa/loaders/tables.py in every
-loader), so they are left to `benchmarks/everyday/run.py`.
-"""
+yes/no, list and fact questions over ordinary office files, and a refusal (every other
+one), and every question a table row or a computation over a table answers."""
 
 
 import pytest
@@ -16,7 +13,7 @@ write_documents, failure, load_questions = (documents.write_documents, run.failu
                                             run.load_questions)
 
 QUESTIONS = [q for q in load_questions({"summary", "yes_no", "list", "fact", "unanswerable"})
-             if "needs" not in q][1::2]
+             if "needs" not in q][1::2] + load_questions({"table", "computed"})
 
 
 @pytest.fixture(scope="module")
