@@ -386,7 +386,7 @@ def _upgrade(db: sqlite3.Connection, path: Path) -> None:
                     "embedded again)", path, SCHEMA_VERSION)
         dim = int((db.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()
                    or ("0",))[0])
-        for table, blob in (("chunks", _chunk_blob), ("sentences", _sentence_blob)):
+        for table, blob in (("chunks", chunk_blob), ("sentences", sentence_blob)):
             rows = db.execute(f"SELECT rowid, vector FROM {table} WHERE length(vector) = ?",
                               (4 * dim,)).fetchall()
             db.executemany(f"UPDATE {table} SET vector = ? WHERE rowid = ?",
@@ -461,13 +461,13 @@ def _insert_chunk(
         "INSERT INTO chunks (id, document_id, ordinal, start_char, end_char, page, vector) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
         (chunk_id, document_id, chunk.ordinal, chunk.start, chunk.end, chunk.page,
-         _chunk_blob(vector)),
+         chunk_blob(vector)),
     )
     db.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)",
                (chunk_id, title, chunk.text))
     db.executemany(
         "INSERT INTO sentences (chunk_id, start_char, end_char, vector) VALUES (?, ?, ?, ?)",
-        [(chunk_id, a, b, _sentence_blob(v)) for (a, b), v in
+        [(chunk_id, a, b, sentence_blob(v)) for (a, b), v in
          zip(chunk.sentences, sentence_vectors, strict=True)],
     )
     return chunk_id
@@ -500,7 +500,7 @@ def _marks(values: Sequence) -> str:
     return ", ".join("?" * len(values))
 
 
-def _chunk_blob(vector: np.ndarray) -> bytes:
+def chunk_blob(vector: np.ndarray) -> bytes:
     """A chunk vector as float16: 2 bytes a dimension."""
     return np.asarray(vector, dtype=np.float16).tobytes()
 
@@ -515,7 +515,7 @@ def _chunk_vectors(blobs: list[bytes]) -> np.ndarray:
         np.float32)
 
 
-def _sentence_blob(vector: np.ndarray) -> bytes:
+def sentence_blob(vector: np.ndarray) -> bytes:
     """A unit sentence vector as int8, its largest component 127: 1 byte a dimension."""
     vector = np.asarray(vector, dtype=np.float32)
     largest = float(np.abs(vector).max(initial=0.0))
