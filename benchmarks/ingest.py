@@ -159,20 +159,17 @@ def embedded_inputs(index) -> tuple[list[str], list[int], np.ndarray]:
     own `_prefix_and_budget` rule), the sizes of the product's embedding calls
     (documents accumulate until >= EMBED_BATCH_CHUNKS chunks; a fresh index
     numbers documents and chunks in the order it wrote them) and the passage
-    vectors the product stored.
+    vectors the product stored (float16, as stored).
     """
-    from qa.backends.sqlite import DATABASE
     from qa.documents import Document
     from qa.ingest import EMBED_BATCH_CHUNKS, _prefix_and_budget
 
-    db = sqlite3.connect(f"file:{index.path / DATABASE}?mode=ro", uri=True)
-    try:
-        rows = db.execute(
-            "SELECT d.id, d.path, d.title, c.text, c.vector "
-            "FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY c.id"
-        ).fetchall()
-    finally:
-        db.close()
+    store = index.backend.store()
+    ids = [i for (i,) in store._query("SELECT id FROM chunks ORDER BY id")]
+    order = dict(store._query("SELECT path, id FROM documents"))
+    chunks = store.chunks(ids)
+    rows = [(order[c.source], c.source, c.title, c.text, c.vector)
+            for c in (chunks[i] for i in ids)]
     texts, stored, calls = [], [], []
     pending, last_doc, prefix = 0, None, ""
     for doc_id, path, title, text, vector in rows:
@@ -184,7 +181,7 @@ def embedded_inputs(index) -> tuple[list[str], list[int], np.ndarray]:
                                         index._embedder)[0]
             last_doc = doc_id
         texts.append(prefix + text)
-        stored.append(np.frombuffer(vector, dtype=np.float32))
+        stored.append(vector)
         pending += 1
     if pending:
         calls.append(pending)
@@ -345,8 +342,8 @@ def _row(timer: Timer, docs: int | None, chunks: int | None, tokens: int | None)
 
 
 def stored_digest(index_dir: Path) -> str:
-    """SHA-256 of every stored chunk (id, document, span, text, vector) and its sentences'
-    spans and vectors, in id order."""
+    """SHA-256 of every stored chunk (id, document, span, document hash, vector) and its
+    sentences' spans and vectors, in id order."""
     import hashlib
 
     from qa.backends.sqlite import DATABASE
@@ -355,7 +352,7 @@ def stored_digest(index_dir: Path) -> str:
     db = sqlite3.connect(f"file:{index_dir / DATABASE}?mode=ro", uri=True)
     try:
         for row in db.execute(
-            "SELECT c.id, d.path, c.start_char, c.end_char, c.text, c.vector, "
+            "SELECT c.id, d.path, c.start_char, c.end_char, d.sha256, c.vector, "
             "(SELECT group_concat(s.start_char || ':' || hex(s.vector)) FROM sentences s "
             "WHERE s.chunk_id = c.id) FROM chunks c JOIN documents d ON d.id = c.document_id "
             "ORDER BY c.id"

@@ -1,7 +1,8 @@
 """Scale: the product's store, vector index, hybrid search and `ask` at 100k and 1M passages.
 
-Synthetic passages are written into the product's SQLite schema (documents, chunks,
-the FTS5 table, two sentences per chunk with their vectors), in an index folder that
+Synthetic passages are written into the product's SQLite schema (documents of ten
+passages, chunks as their spans, the FTS5 table, two sentences per chunk with their
+vectors, all stored as the product stores them), in an index folder that
 `qa.Index` opens as any other (it builds the Tantivy keyword index from the store on
 the first search, as for any index that has none):
 
@@ -46,7 +47,7 @@ from ann_choice import ClusteredSource  # noqa: E402
 from query import Stages, timed, with_embedder  # noqa: E402
 
 from qa.backends.sqlite import DATABASE, VECTORS  # noqa: E402
-from qa.backends.sqlite.store import Store  # noqa: E402
+from qa.backends.sqlite.store import Store, chunk_blob, sentence_blob  # noqa: E402
 from qa.backends.sqlite.vectors import APPROX_MIN, VectorIndex  # noqa: E402
 from qa.settings import DEFAULT_MODEL  # noqa: E402
 
@@ -100,40 +101,48 @@ class Text:
 
 
 def fill_store(store: Store, vectors: np.ndarray, text: Text, rng) -> list[np.ndarray]:
-    """Synthetic documents, chunks, keyword index and sentences in the product's schema;
-    returns one sentence (word numbers) of every 1,000th chunk, for questions."""
+    """Synthetic documents, chunks, keyword index and sentences in the product's schema
+    (each document CHUNKS_PER_DOCUMENT passages, one a line; vectors stored as the product
+    stores them); returns one sentence (word numbers) of every 1,000th chunk, for
+    questions."""
     n, picked = len(vectors), []
-    with store.transaction() as db:
-        db.executemany(
-            "INSERT INTO documents (id, path, title, sha256, size, mtime, indexed_at, text, "
-            "page_starts) VALUES (?, ?, '', '', 0, 0, '', '', '[]')",
-            [(d + 1, f"/synthetic/{d}.txt") for d in range(-(-n // CHUNKS_PER_DOCUMENT))],
-        )
-    for start in range(0, n, BLOCK):
+    for start in range(0, n, BLOCK):  # BLOCK is a multiple of CHUNKS_PER_DOCUMENT
         words = text.sentences((min(BLOCK, n - start)) * SENTENCES, rng)
         words = words.reshape(-1, SENTENCES, WORDS_PER_SENTENCE)
         picked += [w[0] for w in words[::1000]]
         passages = [text.passage(w) for w in words]
-        chunk_ids = range(start + 1, start + len(passages) + 1)
         noise = rng.standard_normal((len(passages) * SENTENCES, vectors.shape[1]))
         sentence_vectors = np.repeat(vectors[start:start + len(passages)], SENTENCES, axis=0)
         sentence_vectors += SENTENCE_NOISE / np.sqrt(vectors.shape[1]) * noise.astype(np.float32)
         sentence_vectors /= np.linalg.norm(sentence_vectors, axis=1, keepdims=True)
+        documents, chunks, sentences = [], [], []
+        for first in range(0, len(passages), CHUNKS_PER_DOCUMENT):
+            document_id = (start + first) // CHUNKS_PER_DOCUMENT + 1
+            offset = 0
+            for j in range(first, min(first + CHUNKS_PER_DOCUMENT, len(passages))):
+                passage, spans = passages[j]
+                chunk_id = start + j + 1
+                chunks.append((chunk_id, document_id, j - first, offset, offset + len(passage),
+                               chunk_blob(vectors[start + j]), passage))
+                sentences += [(chunk_id, offset + a, offset + b,
+                               sentence_blob(sentence_vectors[j * SENTENCES + s]))
+                              for s, (a, b) in enumerate(spans)]
+                offset += len(passage) + 1
+            documents.append((document_id, f"/synthetic/{document_id - 1}.txt", "\n".join(
+                passages[j][0] for j in range(first, min(first + CHUNKS_PER_DOCUMENT,
+                                                         len(passages))))))
         with store.transaction() as db:
             db.executemany(
+                "INSERT INTO documents (id, path, title, sha256, size, mtime, indexed_at, text, "
+                "page_starts) VALUES (?, ?, '', '', 0, 0, '', ?, '[]')", documents)
+            db.executemany(
                 "INSERT INTO chunks (id, document_id, ordinal, start_char, end_char, page, "
-                "text, vector) VALUES (?, ?, ?, 0, ?, NULL, ?, ?)",
-                ((i, (i - 1) // CHUNKS_PER_DOCUMENT + 1, (i - 1) % CHUNKS_PER_DOCUMENT,
-                  len(t), t, vectors[i - 1].tobytes())
-                 for i, (t, _) in zip(chunk_ids, passages, strict=True)))
+                "vector) VALUES (?, ?, ?, ?, ?, NULL, ?)", (row[:6] for row in chunks))
             db.executemany("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, '', ?)",
-                           ((i, t) for i, (t, _) in zip(chunk_ids, passages, strict=True)))
+                           ((row[0], row[6]) for row in chunks))
             db.executemany(
                 "INSERT INTO sentences (chunk_id, start_char, end_char, vector) "
-                "VALUES (?, ?, ?, ?)",
-                ((i, a, b, sentence_vectors[j * SENTENCES + s].tobytes())
-                 for j, (i, (_, spans)) in enumerate(zip(chunk_ids, passages, strict=True))
-                 for s, (a, b) in enumerate(spans)))
+                "VALUES (?, ?, ?, ?)", sentences)
     store.set_meta({"model": DEFAULT_MODEL, "dim": str(vectors.shape[1])})
     return picked
 

@@ -136,7 +136,9 @@ def test_a_write_that_fails_midway_leaves_the_old_document(tmp_path, docs, confi
     index.close()
 
 
-def test_meta_and_vectors_round_trip_exactly(tmp_path, config):
+def test_meta_and_vectors_round_trip(tmp_path, config):
+    """Vectors come back as given, up to the precision a backend stores them at (SQLite:
+    float16 for passages, int8 for sentences)."""
     backend = open_backend(tmp_path, config)
     try:
         assert backend.meta("model") is None
@@ -148,19 +150,21 @@ def test_meta_and_vectors_round_trip_exactly(tmp_path, config):
         vectors = rng.standard_normal((6, 4)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)  # each its own best match
         sentence_vectors = [rng.standard_normal((2, 4)).astype(np.float32) for _ in range(6)]
+        sentence_vectors = [v / np.linalg.norm(v, axis=1, keepdims=True) for v in sentence_vectors]
         path = str(tmp_path / "a.txt")
         backend.put_document(Document(path, "A", text), FileState(1, 2.0, "s"), chunks, vectors,
                              sentence_vectors)
         ids = [backend.dense_search(v[None, :], 1)[0][0] for v in vectors]
         stored = backend.chunks(ids)
-        assert all(np.array_equal(stored[i].vector, v) for i, v in zip(ids, vectors, strict=True))
+        assert all(np.allclose(stored[i].vector, v, atol=1e-3)
+                   for i, v in zip(ids, vectors, strict=True))
         rows = backend.sentences(ids)
         assert [(r.chunk_id, r.start) for r in rows] == sorted(
             (i, start) for i in ids for start in (0, 19))
         by_place = {(r.chunk_id, r.start): r.vector for r in rows}
         for i, pair in zip(ids, sentence_vectors, strict=True):
-            assert np.array_equal(by_place[i, 0], pair[0]) and np.array_equal(by_place[i, 19],
-                                                                              pair[1])
+            assert np.allclose(by_place[i, 0], pair[0], atol=5e-3)
+            assert np.allclose(by_place[i, 19], pair[1], atol=5e-3)
         assert sorted(backend.keyword_search(["sentences"], 10)[0]) == sorted(ids)
         assert backend.file_states() == {path: FileState(1, 2.0, "s")}
     finally:

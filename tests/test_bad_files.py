@@ -225,7 +225,7 @@ def _rows(database: Path, paths: list[str]) -> dict:
             "ORDER BY chunk_id, start_char", chunk_ids
         ).fetchall()
         keywords = db.execute(
-            f"SELECT rowid, title, text FROM chunks_fts WHERE rowid IN ({chunk_marks}) "
+            f"SELECT rowid FROM chunks_fts WHERE rowid IN ({chunk_marks}) "
             "ORDER BY rowid", chunk_ids
         ).fetchall()
     return {"documents": documents, "chunks": chunks, "sentences": sentences,

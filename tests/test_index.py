@@ -245,7 +245,7 @@ def test_a_large_vector_index_is_approximate_and_still_adds_and_removes(monkeypa
     index.add(ids[3_000:], data[3_000:])
     index.remove(range(1, 501))
 
-    assert type(index._index).__name__ == "IndexIVFFlat"
+    assert type(index._index).__name__ == "IndexIVFScalarQuantizer"  # float16 vectors
     _, found = index.search(data[:1_000], 10)
     assert not set(found.ravel().tolist()) & set(range(1, 501))
     assert (found[500:, 0] == ids[500:1_000]).mean() > 0.95  # each finds itself

@@ -74,7 +74,7 @@ def empty_fts5(folder: Path) -> None:
     """Delete every row of the FTS5 table: a keyword search that still finds comes from
     Tantivy."""
     with closing(sqlite3.connect(folder / DATABASE)) as db, db:
-        db.execute("DELETE FROM chunks_fts")
+        db.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all')")
 
 
 def lighthouse(backend: SQLiteBackend) -> list[int]:

@@ -7,6 +7,7 @@ ignore them), real SQLite files.
 """
 
 import ctypes
+import logging
 import os
 import shutil
 import signal
@@ -17,6 +18,7 @@ import sys
 from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from qa import Index, QAError
@@ -426,6 +428,62 @@ def test_an_unversioned_index_of_this_layout_is_stamped_and_another_is_refused(
         db.commit()
     with pytest.raises(QAError, match="written by an older qa in another layout.*rebuild"):
         Index.open(index_path)
+
+
+SCHEMA1_INDEX = Path(__file__).parent / "data" / "schema1-index"  # built by qa at 83bfaf7
+
+
+def _schema1_copy(target: Path) -> Path:
+    """A copy of an index the previous qa built (schema 1: float32 vectors, an FTS5 table
+    holding its own copy of the text; its vector file of that format too)."""
+    shutil.copytree(SCHEMA1_INDEX, target)
+    target.chmod(0o700)
+    return target
+
+
+def test_an_index_of_the_previous_schema_is_upgraded_in_place_and_answers(tmp_path, caplog):
+    index_path = _schema1_copy(tmp_path / "old")
+    with closing(sqlite3.connect(index_path / DATABASE)) as db:
+        old = dict(db.execute("SELECT id, vector FROM chunks"))
+    caplog.set_level(logging.INFO, logger="qa")
+
+    index = Index.open(index_path)
+    answer = index.ask("When did the storm damage the piers of Port Ellen?")
+    apples = index.search("heritage apples", mode="keyword")
+    near = index.search("a tree planted two centuries ago", mode="dense")
+    index.close()
+
+    assert answer.found and "1998" in answer.text
+    assert apples[0].title == near[0].title == "Kelso orchard"
+    upgrades = [r for r in caplog.records if "upgrading the index database" in r.getMessage()]
+    assert len(upgrades) == 1
+    assert _meta(index_path)["schema"] == str(SCHEMA_VERSION)
+    with closing(sqlite3.connect(index_path / DATABASE)) as db:
+        new = dict(db.execute("SELECT id, vector FROM chunks"))
+        sentences = {len(blob) for (blob,) in db.execute("SELECT vector FROM sentences")}
+    assert new.keys() == old.keys() and sentences == {384}
+    for chunk_id, blob in new.items():  # the same vectors, stored small: not re-embedded
+        assert np.allclose(np.frombuffer(blob, np.float16),
+                           np.frombuffer(old[chunk_id], np.float32), atol=1e-3)
+    caplog.clear()
+    Index.open(index_path).close()
+    assert not any("upgrading" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.process
+def test_an_index_of_the_previous_schema_that_cannot_be_written_is_one_line(tmp_path):
+    index_path = _schema1_copy(tmp_path / "old")
+    for path in (index_path, *index_path.iterdir()):
+        os.chown(path, 65534, 65534)
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    before = (index_path / DATABASE).read_bytes()
+
+    done = _qa("--index", str(index_path), "ask", "Which apples grow at Kelso?",
+               preexec_fn=_without_root_powers)
+
+    _one_line_error(done, f"the index database {index_path / DATABASE} was written by an "
+                          "older qa (schema 1); open it once where it can be written")
+    assert (index_path / DATABASE).read_bytes() == before
 
 
 # -- 6. readers save the vectors they rebuilt ----------------------------------------------

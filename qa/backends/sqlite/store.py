@@ -1,18 +1,24 @@
 """Store: the SQLite database that is the index's source of truth.
 
-It holds documents (path, content hash, size, mtime, extracted text), their
-chunks (text, char span, page, vector), each chunk's sentences (span, vector)
-and an FTS5 table (Porter stemming): the term statistics answers weigh words by,
-and the keyword search when the derived keyword index cannot be used. Vectors are
-float32 blobs. Chunk ids are never given twice, so an id in a derived index that
-is behind names that chunk or none. Every change is one transaction, so a crash
-leaves the previous state, and each bumps `generation`, which the derived vector
-and keyword indexes compare with their own to know whether they are stale. WAL
-mode lets readers search while a writer indexes.
+It holds documents (path, content hash, size, mtime, extracted text), their chunks
+(char span, page, vector: a chunk's text is read from its document's, never copied),
+each chunk's sentences (span, vector) and a contentless FTS5 table (Porter stemming:
+its index, not a copy of the text): the term statistics answers weigh words by, and
+the keyword search when the derived keyword index cannot be used. Vectors are stored
+small, as no search needs more: a chunk's as float16 (the FAISS index holds the same
+values), a sentence's as int8 scaled to its largest component, unit length again when
+read. Chunk ids are never given twice, so an id in a derived index that is behind names
+that chunk or none. Every change is one transaction, so a crash leaves the previous
+state, and each bumps `generation`, which the derived vector and keyword indexes
+compare with their own to know whether they are stale. WAL mode lets readers search
+while a writer indexes. A database of schema 1 (float32 vectors, two more copies of the
+text: the chunks' and FTS5's) is upgraded in place when first opened where it can be
+written, without re-embedding.
 """
 
 import functools
 import json
+import logging
 import os
 import shutil
 import sqlite3
@@ -31,7 +37,8 @@ from qa.chunking import Chunk
 from qa.documents import Document
 from qa.errors import QAError
 
-SCHEMA_VERSION = 1  # of the tables below; a newer database is refused, never written
+log = logging.getLogger(__name__)
+SCHEMA_VERSION = 2  # of the tables below; a newer database is refused, never written
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS documents (
@@ -52,7 +59,6 @@ CREATE TABLE IF NOT EXISTS chunks (
     start_char INTEGER NOT NULL,
     end_char INTEGER NOT NULL,
     page INTEGER,
-    text TEXT NOT NULL,
     vector BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_by_document ON chunks(document_id);
@@ -63,10 +69,14 @@ CREATE TABLE IF NOT EXISTS sentences (
     vector BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sentences_by_chunk ON sentences(chunk_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    title, text, tokenize = 'porter unicode61 remove_diacritics 2'
-);
 """
+_FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    title, text, content = '', tokenize = 'porter unicode61 remove_diacritics 2'
+)"""
+_SCHEMA += _FTS + ";"
+# a chunk's text is its span of its document's text, not a copy
+_CHUNK_TEXT = "substr(d.text, c.start_char + 1, c.end_char - c.start_char)"
+_CHUNKS_1 = ["id", "document_id", "ordinal", "start_char", "end_char", "page", "text", "vector"]
 
 
 class Store:
@@ -213,13 +223,15 @@ class Store:
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
         rows = self._query(
-            "SELECT c.id, d.path, d.title, c.text, c.start_char, c.end_char, c.page, c.vector "
+            f"SELECT c.id, d.path, d.title, {_CHUNK_TEXT}, c.start_char, c.end_char, c.page, "
+            "c.vector "
             f"FROM chunks c JOIN documents d ON d.id = c.document_id "
             f"WHERE c.id IN ({_marks(ids)})",
             list(ids),
         )
         return {
-            chunk_id: ChunkRow(chunk_id, source, title, text, start, end, page, _vector(blob))
+            chunk_id: ChunkRow(chunk_id, source, title, text, start, end, page,
+                               _chunk_vector(blob))
             for chunk_id, source, title, text, start, end, page, blob in rows
         }
 
@@ -229,7 +241,7 @@ class Store:
             f"WHERE chunk_id IN ({_marks(chunk_ids)}) ORDER BY chunk_id, start_char",
             list(chunk_ids),
         )
-        return [SentenceRow(chunk_id, start, end, _vector(blob))
+        return [SentenceRow(chunk_id, start, end, _sentence_vector(blob))
                 for chunk_id, start, end, blob in rows]
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
@@ -276,14 +288,19 @@ class Store:
         return [row[0] for row in rows]
 
     def chunk_texts(self, batch: int = 4096) -> Iterator[tuple[int, str, str]]:
-        """Every chunk's (id, document title, text), for building the keyword index."""
+        """Every chunk's (id, document title, text), for building the keyword index; each
+        document's text is read once, however many chunks it has."""
+        document_text = functools.lru_cache(maxsize=1)(lambda document_id: self._query(
+            "SELECT text FROM documents WHERE id = ?", (document_id,))[0][0])
         last = 0
         while rows := self._query(
-            "SELECT c.id, d.title, c.text FROM chunks c JOIN documents d "
-            "ON d.id = c.document_id WHERE c.id > ? ORDER BY c.id LIMIT ?", (last, batch)
+            "SELECT c.id, c.document_id, d.title, c.start_char, c.end_char FROM chunks c "
+            "JOIN documents d ON d.id = c.document_id WHERE c.id > ? ORDER BY c.id LIMIT ?",
+            (last, batch)
         ):
             last = rows[-1][0]
-            yield from rows
+            for chunk_id, document_id, title, start, end in rows:
+                yield chunk_id, title, document_text(document_id)[start:end]
 
     def document_vectors(self, paths: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """The (chunk ids, vectors) of the documents at `paths`."""
@@ -293,7 +310,7 @@ class Store:
             list(paths),
         )
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        return ids, np.stack([_vector(r[1]) for r in rows]) if rows else np.zeros((0, 0))
+        return ids, _chunk_vectors([r[1] for r in rows]) if rows else np.zeros((0, 0))
 
     def vectors(self, batch: int = 65536) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """All chunk (ids, vectors), in batches, for building the vector index."""
@@ -307,7 +324,7 @@ class Store:
             last = rows[-1][0]
             yield (
                 np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
-                np.stack([_vector(r[1]) for r in rows]),
+                _chunk_vectors([r[1] for r in rows]),
             )
 
 
@@ -323,21 +340,28 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
 
 
 def _prepare(db: sqlite3.Connection, path: Path, readonly: bool) -> str:
-    """Check the database's schema version (creating or stamping it if writable); return the
-    database's identity (a random id recorded once, "" if it has none yet)."""
+    """Check the database's schema version (creating, stamping or upgrading it if writable);
+    return the database's identity (a random id recorded once, "" if it has none yet)."""
     tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     meta = dict(db.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
     version = int(meta.get("schema", 0))
     if version > SCHEMA_VERSION:
         raise QAError(f"the index database {path} has schema version {version}, newer than "
                       f"this qa reads ({SCHEMA_VERSION}): upgrade qa to use it")
-    if tables and not version and _layout(db) != _current_layout():
+    if tables and not version and _layout(db) not in (_current_layout(), _schema1_layout()):
         raise QAError(f"the index database {path} was written by an older qa in another "
                       "layout; move the index folder away and rebuild it with: qa index PATHS")
+    older = bool(tables) and version < SCHEMA_VERSION  # schema 1, or unversioned of its layout
     if readonly:
+        if older:
+            raise QAError(f"the index database {path} was written by an older qa (schema "
+                          f"{version or 1}); open it once where it can be written to upgrade "
+                          "it, or rebuild it with: qa index --rebuild")
         return meta.get("identity", "")
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = NORMAL")
+    if older:
+        _upgrade(db, path)
     db.executescript(_SCHEMA)
     if version != SCHEMA_VERSION:
         db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
@@ -346,11 +370,56 @@ def _prepare(db: sqlite3.Connection, path: Path, readonly: bool) -> str:
     return db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()[0]
 
 
+def _upgrade(db: sqlite3.Connection, path: Path) -> None:
+    """Bring a database of schema 1 to this one, in one transaction: vectors stored small
+    (a float32 blob is known by its length, so a row already converted, or a database of
+    this schema that lost its stamp, is left as it is), FTS5 contentless, its index
+    rebuilt from the chunks, and the chunks' copy of their text dropped. Nothing is
+    embedded again. Then VACUUM gives the space back."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if version is not None and int(version[0]) >= SCHEMA_VERSION:  # another process did it
+            db.execute("ROLLBACK")
+            return
+        log.warning("upgrading the index database %s to schema %d (once; nothing is "
+                    "embedded again)", path, SCHEMA_VERSION)
+        dim = int((db.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()
+                   or ("0",))[0])
+        for table, blob in (("chunks", chunk_blob), ("sentences", sentence_blob)):
+            rows = db.execute(f"SELECT rowid, vector FROM {table} WHERE length(vector) = ?",
+                              (4 * dim,)).fetchall()
+            db.executemany(f"UPDATE {table} SET vector = ? WHERE rowid = ?",
+                           [(blob(np.frombuffer(old, np.float32)), rowid) for rowid, old in rows])
+        fts = db.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_fts'").fetchone()
+        if fts is None or "content = ''" not in fts[0]:
+            db.execute("DROP TABLE IF EXISTS chunks_fts")
+            db.execute(_FTS)
+            db.execute("INSERT INTO chunks_fts (rowid, title, text) SELECT c.id, d.title, "
+                       "c.text FROM chunks c JOIN documents d ON d.id = c.document_id")
+        if "text" in [row[1] for row in db.execute("PRAGMA table_info(chunks)")]:
+            db.execute("ALTER TABLE chunks DROP COLUMN text")
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    try:
+        db.execute("VACUUM")
+    except sqlite3.OperationalError as error:  # another process has it open: space kept
+        log.info("could not VACUUM %s after the upgrade (%s)", path, error)
+
+
 @functools.cache
 def _current_layout() -> dict[str, list[str]]:
     with closing(sqlite3.connect(":memory:")) as db:
         db.executescript(_SCHEMA)
         return _layout(db)
+
+
+def _schema1_layout() -> dict[str, list[str]]:
+    return {**_current_layout(), "chunks": _CHUNKS_1}
 
 
 def _layout(db: sqlite3.Connection) -> dict[str, list[str]]:
@@ -398,16 +467,16 @@ def _insert_chunk(
     vector: np.ndarray, sentence_vectors: np.ndarray,
 ) -> int:
     db.execute(
-        "INSERT INTO chunks (id, document_id, ordinal, start_char, end_char, page, text, "
-        "vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (chunk_id, document_id, chunk.ordinal, chunk.start, chunk.end, chunk.page, chunk.text,
-         _blob(vector)),
+        "INSERT INTO chunks (id, document_id, ordinal, start_char, end_char, page, vector) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (chunk_id, document_id, chunk.ordinal, chunk.start, chunk.end, chunk.page,
+         chunk_blob(vector)),
     )
     db.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)",
                (chunk_id, title, chunk.text))
     db.executemany(
         "INSERT INTO sentences (chunk_id, start_char, end_char, vector) VALUES (?, ?, ?, ?)",
-        [(chunk_id, a, b, _blob(v)) for (a, b), v in
+        [(chunk_id, a, b, sentence_blob(v)) for (a, b), v in
          zip(chunk.sentences, sentence_vectors, strict=True)],
     )
     return chunk_id
@@ -421,21 +490,49 @@ def _row_id(cursor: sqlite3.Cursor) -> int:
 
 def _delete_documents(db: sqlite3.Connection, paths: Sequence[str]) -> list[int]:
     marks = _marks(paths)
-    ids = [row[0] for row in db.execute(
-        f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
-        f"WHERE d.path IN ({marks})", list(paths))]
-    db.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(i,) for i in ids])
+    removed = []
+    for document_id, title, text in db.execute(
+            f"SELECT id, title, text FROM documents WHERE path IN ({marks})", list(paths)
+    ).fetchall():
+        chunks = db.execute("SELECT id, start_char, end_char FROM chunks WHERE document_id = ?",
+                            (document_id,)).fetchall()
+        # a contentless FTS5 table forgets a row given the values it indexed
+        db.executemany("INSERT INTO chunks_fts (chunks_fts, rowid, title, text) "
+                       "VALUES ('delete', ?, ?, ?)",
+                       [(chunk_id, title, text[a:b]) for chunk_id, a, b in chunks])
+        removed += [chunk_id for chunk_id, _, _ in chunks]
     db.execute(f"DELETE FROM documents WHERE path IN ({marks})", list(paths))
-    return ids
+    return removed
 
 
 def _marks(values: Sequence) -> str:
     return ", ".join("?" * len(values))
 
 
-def _blob(vector: np.ndarray) -> bytes:
-    return np.asarray(vector, dtype=np.float32).tobytes()
+def chunk_blob(vector: np.ndarray) -> bytes:
+    """A chunk vector as float16: 2 bytes a dimension."""
+    return np.asarray(vector, dtype=np.float16).tobytes()
 
 
-def _vector(blob: bytes) -> np.ndarray:
-    return np.frombuffer(blob, dtype=np.float32)
+def _chunk_vector(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.float16).astype(np.float32)
+
+
+def _chunk_vectors(blobs: list[bytes]) -> np.ndarray:
+    """Chunk vectors (n, dim), read in one go."""
+    return np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1).astype(
+        np.float32)
+
+
+def sentence_blob(vector: np.ndarray) -> bytes:
+    """A unit sentence vector as int8, its largest component 127: 1 byte a dimension."""
+    vector = np.asarray(vector, dtype=np.float32)
+    largest = float(np.abs(vector).max(initial=0.0))
+    scaled = vector * (127 / largest) if largest else vector
+    return np.rint(scaled).astype(np.int8).tobytes()
+
+
+def _sentence_vector(blob: bytes) -> np.ndarray:
+    """The sentence vector, unit length again (its scale does not matter)."""
+    vector = np.frombuffer(blob, dtype=np.int8).astype(np.float32)
+    return vector / max(float(np.linalg.norm(vector)), 1e-12)

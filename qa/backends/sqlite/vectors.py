@@ -1,7 +1,9 @@
 """Vectors: the FAISS index derived from the vectors stored in SQLite.
 
 Vectors are L2-normalised, so inner product (METRIC_INNER_PRODUCT) is cosine
-similarity. FAISS ids are the chunks' row ids in SQLite. The index is saved as
+similarity. FAISS ids are the chunks' row ids in SQLite. The index holds each vector as
+float16 (a scalar quantizer of FAISS's), as SQLite stores it: the same values, at half
+the size of float32, so a search scores exactly the stored vectors. The index is saved as
 one file holding the identity of its database (a random id the database records
 once) and the store generation it reflects; a file that is missing, unreadable,
 of another database or of another generation is rebuilt from SQLite, never by
@@ -25,7 +27,7 @@ log = logging.getLogger(__name__)
 APPROX_MIN = 50_000  # from this many vectors on, search is approximate (IVF)
 NPROBE = 64
 TRAINING_PER_LIST = 40
-_MAGIC = b"QAVECS3\n"
+_MAGIC = b"QAVECS4\n"  # QAVECS3: float32 vectors, rebuilt when met
 _HEADER = struct.Struct("<8s32sqI")  # magic, database identity, generation, CRC-32 of the data
 
 
@@ -41,12 +43,15 @@ def _faiss():
 
 
 def _trained_ivf(dim: int, batches: list[tuple[np.ndarray, np.ndarray]], total: int):
-    """An empty IVF-Flat index trained on an even sample of the vectors."""
+    """An empty IVF index (float16 vectors, not residuals) trained on an even sample of the
+    vectors."""
     faiss = _faiss()
     lists = int(4 * math.sqrt(total))
     vectors = np.concatenate([v for _, v in batches]).astype(np.float32)
     sample = vectors[:: max(1, total // (TRAINING_PER_LIST * lists))]
-    index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, lists, faiss.METRIC_INNER_PRODUCT)
+    index = faiss.IndexIVFScalarQuantizer(
+        faiss.IndexFlatIP(dim), dim, lists, faiss.ScalarQuantizer.QT_fp16,
+        faiss.METRIC_INNER_PRODUCT, False)  # the vectors themselves, not residuals
     index.train(np.ascontiguousarray(sample))
     index.nprobe = NPROBE
     return index
@@ -56,7 +61,7 @@ class VectorIndex:
     """Inner-product search over (id, vector) pairs, with add and remove.
 
     Built from fewer than APPROX_MIN vectors it is exact (a flat index); from more,
-    approximate: IVF-Flat with 4·sqrt(n) lists, NPROBE of them searched. On this
+    approximate: IVF with 4·sqrt(n) lists, NPROBE of them searched. On this
     machine exact single-query search passes 5 ms near 50,000 vectors; at 1M, IVF
     keeps recall@10 0.98 at about 2 ms (benchmarks/scale.py). Both remove ids for
     real. The kind is chosen whenever the index is built from the database.
@@ -68,7 +73,9 @@ class VectorIndex:
         faiss = _faiss()
         self.dim = dim
         self._lock = threading.Lock()
-        self._index = index if index is not None else faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
+        self._index = index if index is not None else faiss.IndexIDMap2(
+            faiss.IndexScalarQuantizer(dim, faiss.ScalarQuantizer.QT_fp16,
+                                       faiss.METRIC_INNER_PRODUCT))
 
     @classmethod
     def build(cls, dim: int, batches: Iterable[tuple[np.ndarray, np.ndarray]]) -> "VectorIndex":
@@ -132,6 +139,9 @@ class VectorIndex:
             raw = path.read_bytes()
             magic, saved_identity, saved, checksum = _HEADER.unpack_from(raw)
             payload = memoryview(raw)[_HEADER.size:]
+            if magic != _MAGIC and magic.startswith(_MAGIC[:6]):
+                log.info("vector index %s is of an older format; rebuilding it", path)
+                return None
             if magic != _MAGIC or zlib.crc32(payload) != checksum:
                 raise RuntimeError("not a qa vector file, or damaged")
             if saved_identity.rstrip(b"\0").decode(errors="replace") != identity:
