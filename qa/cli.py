@@ -22,13 +22,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from qa.backends import KINDS, BackendConfig
-from qa.errors import QAError
+from qa.errors import QAError, printable
 from qa.search import MAX_K, MODES
 from qa.settings import Settings
 
 DEFAULT_INDEX = ".qa-index"
 COMMANDS_GROUP = "qa.commands"
 BROKEN_PIPE = 128 + 13  # the exit status of a process ended by SIGPIPE
+INTERRUPTED = 128 + 2  # the exit status of a process ended by SIGINT (Ctrl-C)
 Register = Callable[[argparse._SubParsersAction, argparse.ArgumentParser], None]
 
 
@@ -51,6 +52,10 @@ def main(
         # at exit does not fail again, and exit as a process killed by SIGPIPE would.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return BROKEN_PIPE
+    except KeyboardInterrupt:  # Ctrl-C: each document is committed whole, or not at all
+        print("\nqa: interrupted; what was indexed before is intact (run qa index again "
+              "to finish)", file=sys.stderr)
+        return INTERRUPTED
 
 
 def _common_options(defaults: bool) -> argparse.ArgumentParser:
@@ -401,9 +406,9 @@ def _index(args: argparse.Namespace) -> int:
     else:
         raise QAError("name the files or folders to index")
     for path, reason in report.failed:
-        print(f"failed: {_printable(path)}: {reason}", file=sys.stderr)
+        print(f"failed: {printable(path)}: {reason}", file=sys.stderr)
     for path, reason in report.skipped:
-        print(f"skipped: {_printable(path)}: {reason}", file=sys.stderr)
+        print(f"skipped: {printable(path)}: {reason}", file=sys.stderr)
     print(report.summary() + ("" if report.chunks_embedded else " (nothing to embed)"))
     return 1 if args.strict and report.failed else 0
 
@@ -461,7 +466,7 @@ def _docs(args: argparse.Namespace) -> int:
                       "indexed_at": d.indexed_at} for d in documents])
         return 0
     for d in documents:
-        print(f"{_printable(d.path)}\t{counted(d.chunks, 'chunk')}\tindexed {d.indexed_at}")
+        print(f"{printable(d.path)}\t{counted(d.chunks, 'chunk')}\tindexed {d.indexed_at}")
     print(counted(len(documents), "document"))
     return 0
 
@@ -481,9 +486,9 @@ def _remove(args: argparse.Namespace) -> int:
     for path in args.paths:
         removed = index.remove(path)
         if removed:
-            print(f"removed {removed} document(s) at {_printable(path)}")
+            print(f"removed {removed} document(s) at {printable(path)}")
         else:
-            print(f"qa: not in the index: {_printable(path)}", file=sys.stderr)
+            print(f"qa: not in the index: {printable(path)}", file=sys.stderr)
             status = 1
     return status
 
@@ -521,7 +526,7 @@ def _collections(args: argparse.Namespace) -> int:
     elif args.action in ("add", "discard"):
         paths = index.documents_under(args.paths)
         if not paths:
-            raise QAError(f"no indexed document at {', '.join(args.paths)}")
+            raise QAError(f"no indexed document at {', '.join(map(printable, args.paths))}")
         (collections.add if args.action == "add" else collections.discard)(args.name, paths)
         print(f"{'added' if args.action == 'add' else 'took'} {len(paths)} document(s) "
               f"{'to' if args.action == 'add' else 'out of'} {args.name!r}")
@@ -546,20 +551,7 @@ def _mcp(args: argparse.Namespace) -> int:
 
 def _place(hit, start: int, end: int) -> str:
     page = f", page {hit.page}" if hit.page else ""
-    return f"{_printable(hit.source)}{page}, chars {start}-{end}"
-
-
-def _printable(path: str) -> str:
-    """A path on one line, printable in any terminal: newlines and other control characters
-    escaped (\\n), and so are the bytes of a name that are not UTF-8 (\\xe9)."""
-    return "".join(c if c.isprintable() else _escaped(c) for c in path)
-
-
-def _escaped(character: str) -> str:
-    code = ord(character)
-    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as os.fsdecode holds it
-        return f"\\x{code - 0xDC00:02x}"
-    return character.encode("unicode_escape").decode("ascii")
+    return f"{printable(hit.source)}{page}, chars {start}-{end}"
 
 
 def _one_line(text: str) -> str:

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
 
-from qa.errors import QAError
+from qa.errors import QAError, printable
 
 FILE = "collections.sqlite3"
 MAX_NAME = 64
@@ -42,7 +42,8 @@ def check_name(name: object) -> str:
     name = " ".join(name.split())
     if len(name) > MAX_NAME or not _NAME.fullmatch(name):
         raise QAError(f"a collection name is 1 to {MAX_NAME} letters, digits, spaces and "
-                      f". ' & ( ) + - _ (starting with a letter or digit), not {name!r}")
+                      f". ' & ( ) + - _ (starting with a letter or digit), not "
+                      f"'{printable(name)}'")
     return name
 
 

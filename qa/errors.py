@@ -1,4 +1,5 @@
-"""The one exception type the library raises for problems a user can fix."""
+"""The one exception type the library raises for problems a user can fix, and how its
+messages (and the CLI's lines) show a name or path: `printable`."""
 
 
 class QAError(Exception):
@@ -7,3 +8,16 @@ class QAError(Exception):
 
 class LoadError(QAError):
     """A file that cannot be indexed; the message says why in one line."""
+
+
+def printable(text: str) -> str:
+    """A name or path on one line, printable in any terminal: newlines and other control
+    characters escaped (\\n), and so are the bytes of a name that are not UTF-8 (\\xe9)."""
+    return "".join(c if c.isprintable() else _escaped(c) for c in text)
+
+
+def _escaped(character: str) -> str:
+    code = ord(character)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as os.fsdecode holds it
+        return f"\\x{code - 0xDC00:02x}"
+    return character.encode("unicode_escape").decode("ascii")

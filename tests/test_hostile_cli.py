@@ -1,11 +1,16 @@
 """The `qa` command under hostile use: out-of-range flags, and a reader that goes away."""
 
+import signal
+import sqlite3
 import subprocess
+import time
+from contextlib import closing
 
 import pytest
 
+from qa.backends.sqlite import DATABASE
 from qa.cli import main
-from tests.helpers import ENV, QA, ROOT
+from tests.helpers import ENV, QA, ROOT, SEED_FILE
 
 
 @pytest.mark.parametrize("command", ["search", "ask"])
@@ -35,3 +40,43 @@ def test_a_reader_that_closes_the_pipe_early_ends_qa_quietly(seed_index_path, co
     stderr = process.stderr.read().decode()
     assert process.wait(timeout=120) == 141, stderr
     assert stderr == ""
+
+
+@pytest.mark.process
+def test_ctrl_c_during_qa_index_is_one_line_and_the_index_stays_whole(tmp_path):
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    docs.mkdir()
+    for n in range(400):
+        (docs / f"note-{n}.txt").write_text(f"Note {n}: the harbour master counted "
+                                            f"{n} boats at the quay this morning.")
+    process = subprocess.Popen([*QA, "--index", str(index), "index", str(docs)], cwd=ROOT,
+                               env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not (index / DATABASE).exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(3)  # into the indexing
+    process.send_signal(signal.SIGINT)
+    stderr = process.communicate(timeout=120)[1].decode()
+
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    assert stderr.strip().splitlines()[-1] == (
+        "qa: interrupted; what was indexed before is intact (run qa index again to finish)")
+    with closing(sqlite3.connect(index / DATABASE)) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    again = subprocess.run([*QA, "--index", str(index), "index", str(docs)], cwd=ROOT, env=ENV,
+                           capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    listed = subprocess.run([*QA, "--index", str(index), "docs"], cwd=ROOT, env=ENV,
+                            capture_output=True, text=True, timeout=120)
+    assert listed.stdout.count("note-") == 400
+
+
+def test_a_name_byte_that_is_not_utf8_is_shown_as_qa_docs_shows_it(seed_index_path, capsys):
+    name, path = "caf\udce9", "/nowhere/caf\udce9.txt"  # b"caf\xe9" as the shell passes it
+    assert main(["--index", str(seed_index_path), "collections", "add", name,
+                 str(SEED_FILE)]) == 2
+    assert capsys.readouterr().err.endswith(" (starting with a letter or digit), not "
+                                            "'caf\\xe9'\n")
+    assert main(["--index", str(seed_index_path), "collections", "add", "Notes", path]) == 2
+    assert capsys.readouterr().err == "qa: no indexed document at /nowhere/caf\\xe9.txt\n"
