@@ -206,7 +206,7 @@ def compose_answer(
     spans = _joined([(candidates[i].hit,
                       *_with_antecedent(candidates[i], assessment.wanted, assessment.idf))
                      for i in assessment.chosen])
-    answer = _quoted(question, spans, score)
+    answer = quoted(question, spans, score)
     first = lead(asked or question, answer.citations[0].quote)
     if first is None:
         return answer
@@ -226,7 +226,7 @@ def _claim_answer(claim: str, query_vector: np.ndarray, hits: Sequence[Hit],
         return Answer(claim, NOT_FOUND, False, (), score=score)
     scores = _fused(similarities, bm25_scores(claim, [c.text for c in candidates]))
     best = candidates[int(np.argmax(scores))]
-    return _quoted(claim, [(best.hit, best.sentence.start, best.sentence.end)], score)
+    return quoted(claim, [(best.hit, best.sentence.start, best.sentence.end)], score)
 
 
 def answer_features(
@@ -309,10 +309,10 @@ def compose_summary(question: str, hits: Sequence[Hit], sentences: Sequence[Sent
                   for i in central_sentences(vectors, per_document, news_like)]
     if not spans:
         return Answer(question, NOT_FOUND, False, ())
-    return _quoted(question, spans, 1.0)
+    return quoted(question, spans, 1.0)
 
 
-def _quoted(question: str, spans: Sequence[tuple[Hit, int, int]], score: float) -> Answer:
+def quoted(question: str, spans: Sequence[tuple[Hit, int, int]], score: float) -> Answer:
     """An answer quoting each span (document offsets) of its passage, with `[n]` markers."""
     numbers: dict[int, int] = {}
     citations, parts = [], []

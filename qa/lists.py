@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from qa.answer import _quoted
+from qa.answer import quoted
 from qa.question_kinds import content_words, is_list_question
 from qa.results import Answer
 from qa.search import Hit
@@ -159,6 +159,6 @@ def list_answer(question: str, text: str, section: Section | None,
             return None
         spans.append((holder, a, b))
     where = f" ({section.heading})" if section else ""
-    answer = _quoted(question, spans, 1.0)
+    answer = quoted(question, spans, 1.0)
     return Answer(question, f"{label.lstrip('# ').rstrip(':')}{where}, {len(items)} "
                   f"items: {answer.text}", True, answer.citations, score=1.0)

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from qa.answer import _quoted
+from qa.answer import quoted
 from qa.backends.base import SentenceRow
 from qa.loaders.tables import row_fields
 from qa.question_kinds import WORD, content_words, is_list_question
@@ -177,7 +177,7 @@ def table_answer(question: str, hits: Sequence[Hit], sentences: Sequence[Sentenc
     if found is None:
         return None
     headline, used = found
-    answer = _quoted(question, [(row.hit, row.start, row.end) for row in used], 1.0)
+    answer = quoted(question, [(row.hit, row.start, row.end) for row in used], 1.0)
     markers = "".join(dict.fromkeys(f"[{c.n}]" for c in answer.citations))
     return replace(answer, text=f"{headline} {markers} {answer.text}")
 
