@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers import ENV, QA, ROOT, free_port, qa_serve
+from tests.helpers import ENV, QA, ROOT, copy_index, free_port, qa_serve
 from tests.test_ui import ask, browser, open_page  # noqa: F401 - browser is a fixture
 from ui.conversations import CONVERSATIONS, ConversationStore, new_id
 
@@ -77,6 +77,7 @@ def test_the_ask_within_choice_stays_with_its_conversation(browser, index, tmp_p
     from tests.test_ui_collections import choose
 
     within = f"Ask within: {SEED}"
+    index = copy_index(index, tmp_path / "index")  # its conversations its own
     port = free_port()
     with qa_serve(index, tmp_path / "serve.log", port=port) as (url, _):
         page = open_page(browser, url)
@@ -102,6 +103,7 @@ def test_the_ask_within_choice_stays_with_its_conversation(browser, index, tmp_p
 
 
 def test_an_answer_marked_wrong_is_kept_exported_and_asked_again(browser, index, tmp_path):  # noqa: F811
+    index = copy_index(index, tmp_path / "index")  # its conversations its own
     with qa_serve(index, tmp_path / "serve.log") as (url, _):
         page = open_page(browser, url)
         ask(page, "Who has resigned?")
