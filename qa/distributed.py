@@ -15,6 +15,7 @@ grows to one actor per CPU.
 import logging
 import math
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,10 +39,12 @@ from qa.ingest import (
 )
 from qa.settings import Settings
 
+log = logging.getLogger(__name__)
 LOCAL_CPUS = os.cpu_count() or 1
 # Seconds a local Ray's GCS may take to start (Ray's default, 30, runs out on a busy laptop:
 # ingest then fails before it begins); a value set in the environment wins.
 GCS_START_SECONDS = "120"
+LOCAL_START_ATTEMPTS = 2  # a local Ray that does not start is started once more
 LOCAL_ACTOR_CPUS = 0.75
 FILES_PER_BATCH = 64
 
@@ -125,15 +128,26 @@ def ray_ingest(
 
 
 def _connect(ray, address: str | None) -> None:
-    try:
-        if address is None:
-            os.environ.setdefault("RAY_gcs_server_port_wait_time_s", GCS_START_SECONDS)
-            ray.init(num_cpus=LOCAL_CPUS, include_dashboard=False, log_to_driver=False)
-        else:
-            ray.init(address=address, log_to_driver=False)
-    except (ConnectionError, RuntimeError, ValueError) as error:
-        raise QAError(f"cannot start or reach Ray at {address or 'a local cluster'}: "
-                      f"{error}") from error
+    """Reach the Ray at `address`, or start a local one; a local one that fails to start
+    is started once more, after the first attempt's processes are shut down (a second
+    local cluster in one process can time out waiting for its GCS while the previous
+    one's processes are still leaving)."""
+    attempts = 1 if address is not None else LOCAL_START_ATTEMPTS
+    for attempt in range(1, attempts + 1):
+        try:
+            if address is None:
+                os.environ.setdefault("RAY_gcs_server_port_wait_time_s", GCS_START_SECONDS)
+                ray.init(num_cpus=LOCAL_CPUS, include_dashboard=False, log_to_driver=False)
+            else:
+                ray.init(address=address, log_to_driver=False)
+            return
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            if attempt == attempts:
+                raise QAError(f"cannot start or reach Ray at {address or 'a local cluster'}: "
+                              f"{error}") from error
+            log.warning("a local Ray did not start (%s); starting it once more", error)
+            ray.shutdown()
+            time.sleep(2)
 
 
 def _embedded(ray, files, known: dict[str, FileState], settings: Settings,
