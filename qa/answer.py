@@ -60,6 +60,7 @@ from qa.question_kinds import (
     asked_verb,
     content_words,
     is_list_question,
+    lacks_asked_value,
     leads_with,
     named_things,
     names_the_doer,
@@ -200,7 +201,8 @@ def compose_answer(
     else:  # exact data, read unlike a question: it holds every word asked, or the model says
         answers = row_answers(question, best.text, best.hit.title, asked) and (
             score >= threshold or assessment.signals[assessment.chosen[0]].coverage >= 1.0)
-    if not answers or assessment.names_unknown:
+    if (not answers or assessment.names_unknown
+            or lacks_asked_value(asked or question, _window_text(best))):
         return Answer(question, NOT_FOUND, False, (), score=score)
     candidates = assessment.candidates
     spans = _joined([(candidates[i].hit,
@@ -236,8 +238,7 @@ def answer_features(
 ) -> dict[str, float]:
     """The answerability features (`qa.answerability.FEATURES`) of candidate `best`."""
     chosen = candidates[best]
-    window = " ".join(_text(chosen.hit, s) for s in (chosen.previous, chosen.sentence,
-                                                     chosen.following) if s)
+    window = _window_text(chosen)
     return {
         "similarity": max(signal.similarity for signal in signals),
         "missing_rare": _rarest_missing(wanted, idf, set(content_words(window))),
@@ -245,6 +246,12 @@ def answer_features(
         "number_missing": float(bool(numbers(question) - numbers(window))),
         "negation_differs": float(negated(question) != negated(chosen.text)),
     }
+
+
+def _window_text(candidate: "_Candidate") -> str:
+    """The candidate sentence with the sentences either side of it."""
+    return " ".join(_text(candidate.hit, s) for s in (candidate.previous, candidate.sentence,
+                                                      candidate.following) if s)
 
 
 def row_answers(question: str, text: str, title: str = "", asked: str | None = None) -> bool:

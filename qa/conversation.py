@@ -3,8 +3,11 @@
 Without a language model this is a plain rule: a question that refers back
 with a pronoun ("How old is his son?") is searched together with the previous
 question of the conversation ("Who is Mike Bonin?"), itself made standalone
-the same way. A question that stands on
-its own is searched as it is, so a change of subject is not dragged back.
+the same way, and, when that question asked for someone or something ("Who...",
+"Which..."), with the first sentence of its answer, which names what the pronoun
+stands for ("Who leads the Dispatch team?" "Bartosz Nowak leads it."). A
+question that stands on its own is searched as it is, so a change of subject is not
+dragged back.
 Only the last FOLLOW_UP_TURNS turns are looked at, however long the conversation.
 """
 
@@ -15,6 +18,9 @@ FOLLOW_UP_TURNS = 3
 _REFERS_BACK = re.compile(
     r"\b(he|him|his|she|her|hers|they|them|their|theirs|it|its|these|those)\b", re.IGNORECASE
 )
+_ASKS_WHO_OR_WHICH = re.compile(r"\s*(?:who|whom|whose|which)\b", re.IGNORECASE)
+_CITATION = re.compile(r"\s*\[\d+\]")
+_SENTENCE = re.compile(r".*?(?:[.!?](?:\s*\[\d+\])*(?=\s|$)|$)", re.S)
 
 
 def recent_turns(history: Sequence[tuple[str, str]]) -> Sequence[tuple[str, str]]:
@@ -25,8 +31,17 @@ def recent_turns(history: Sequence[tuple[str, str]]) -> Sequence[tuple[str, str]
 def standalone_question(question: str, history: Sequence[tuple[str, str]] = ()) -> str:
     """The text to search for `question`, given earlier (question, answer) turns."""
     questions = [question]
-    for earlier, _ in reversed(recent_turns(history)):
+    for earlier, answer in reversed(recent_turns(history)):
         if not _REFERS_BACK.search(questions[0]):
             break
-        questions.insert(0, earlier)
-    return " ".join(questions)
+        named = first_sentence(answer) if _ASKS_WHO_OR_WHICH.match(earlier) else ""
+        questions[:0] = [earlier, named]
+    return " ".join(part for part in questions if part)
+
+
+def first_sentence(answer: str) -> str:
+    """The first sentence of a cited answer, without its citation marks; "" for an
+    answer that cites nothing (a refusal says nothing the question can refer to)."""
+    if not _CITATION.search(answer):
+        return ""
+    return _CITATION.sub("", _SENTENCE.findall(answer.strip())[0]).strip()

@@ -7,7 +7,9 @@ for it and the quote holds it:
   holds what was asked and is not negated, "No" when it negates it ("failed", "may not",
   "closed", "unpaid", "must be accompanied" for "on their own": a negation, or an
   opposite), or allows only some ("Only staff who...") what the question asks of any,
-  and otherwise says the documents do not say yes or no;
+  and otherwise says the documents do not say yes or no; a quote that limits a quantity
+  ("cools for at least 36 hours") answers No to a question beyond the limit ("after 20
+  hours?") and Yes to one within it;
 - a "how many / how much / what percentage" question gets the number with its unit
   ("80 spaces", "£1,200", "12%"), a "when" question the date or time, a "who" question
   the name, a "where" question the place, and a question about a table row the cell of
@@ -73,6 +75,12 @@ _WHEN = re.compile(r"\b(when|what (?:year|date|day|time|month)|which (?:year|dat
                    re.I)
 _AGGREGATE = re.compile(r"\b(?:largest|smallest|biggest|highest|lowest|most|least|fewest|"
                         r"total|sum|average|mean|more|less|fewer)\b", re.I)
+# a limit the quote sets on a number ("at least 36 hours", "no more than 4 guests"): a
+# question asking of a number beyond it ("after 20 hours?") is answered No
+_AT_LEAST = r"at least|no less than|not less than|no fewer than|(?:a )?minimum of|more than|over"
+_AT_MOST = r"at most|no more than|not more than|up to|(?:a )?maximum of|less than|under|within"
+_LIMIT = re.compile(rf"\b({_AT_LEAST}|{_AT_MOST})\s+(\d[\d,]*(?:\.\d+)?)\s+([a-z]+)", re.I)
+_QUANTITY = re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s+([a-z]+)", re.I)
 _ALL = re.compile(r"\b(?:any|anyone|anybody|every|everyone|everybody|all)\b", re.I)
 _ONLY = re.compile(r"\b(?:only|solely|exclusively)\b", re.I)
 _WHO = re.compile(r"^\s*(who|whom)\b", re.I)
@@ -107,7 +115,8 @@ def verdict(question: str, quote: str) -> str:
     """"Yes" when the quote holds the content words of the question (by stem) with the
     same polarity, "No" when it negates them, holds an opposite of one (OPPOSITES, or the word with
     un-, non-, in- or dis-) or limits to some ("only") what the question asks of any or
-    all; else NO_VERDICT."""
+    all; when it sets a limit on a quantity the question asks of, "No" beyond it and "Yes"
+    within it; else NO_VERDICT."""
     asked = {index_term(word) for word in content_words(question)}
     said = {index_term(word) for word in content_words(quote)}
     opposite = {index_term(prefix + word) for word in content_words(question)
@@ -116,12 +125,32 @@ def verdict(question: str, quote: str) -> str:
         return "No"
     if _ALL.search(question) and _ONLY.search(quote):  # "Can anyone...?" "Only staff who..."
         return "No"
+    within = within_limit(question, quote)
+    if within is not None:  # the numbers differ, and "no more than" is no negation here
+        asked = {word for word in asked if not word[0].isdigit()}
     missing = asked - said
     if len(missing) > max(1, len(asked) // 3):
         return NO_VERDICT
+    if within is not None:
+        return "Yes" if within else "No"
     if negated(quote) != negated(question):
         return "No"
     return "Yes" if not missing else NO_VERDICT
+
+
+def within_limit(question: str, quote: str) -> bool | None:
+    """Whether the quantity the question asks of ("20 hours") is within the limit the
+    quote sets on the same unit ("at least 36 hours": False; "no more than 4 guests" for
+    3 guests: True); None when the quote sets no limit on it."""
+    limits = [(kind.lower(), float(number.replace(",", "")), index_term(unit))
+              for kind, number, unit in _LIMIT.findall(quote)]
+    for number, unit in _QUANTITY.findall(question):
+        asked = float(number.replace(",", ""))
+        for kind, bound, limit_unit in limits:
+            if limit_unit == index_term(unit):
+                lower = re.fullmatch(_AT_LEAST, kind) is not None
+                return asked >= bound if lower else asked <= bound
+    return None
 
 
 def row_value(question: str, quote: str) -> str | None:

@@ -19,7 +19,10 @@ hand-written sentences.
   words (names) or, in a table row or an enumeration, of its items.
 
 A name or a number the question holds ("the UGSS forecast", "in 1805") that no passage
-holds says the documents are about something else: `specific_names` finds them.
+holds says the documents are about something else: `specific_names` finds them. And a
+question for a value that only one kind of text can state (a clock time, a door or alarm
+code, an e-mail address, a phone number) is not answered by a sentence without one, however
+close it is ("The alarm code is changed every quarter"): `lacks_asked_value` tells.
 
 An overview question ("What is this document about?", "Summarize the handbook") asks
 for no sentence in particular: `summary_subject` tells it apart, and `qa.summary`
@@ -118,6 +121,35 @@ def summary_subject(question: str) -> tuple[str, bool] | None:
             subject = re.sub(r"^(?:the|a|an)\s+", "", found["subject"].strip(" ,:;-"), flags=re.I)
             return subject.lower(), outright
     return None
+
+
+# What a question asks for, by its opening words ("What time does...", "What is the door
+# code...", "What is his e-mail address?"), and what a text that states it holds. The asked
+# thing must be the head of the question's opening "what is ... X" (up to five words before
+# it), so that "What time are the polonaises written in?" or "Which phone makers..." ask
+# for no such value.
+_WHAT_IS = r"^\s*(?:what|which)(?:'s|’s|\s+(?:is|are|was|were))\s+(?:[\w'’-]+\s+){0,5}?"
+_ASKED_VALUES = (
+    (re.compile(r"^\s*(?:at\s+)?what\s+time\s+(?:does|do|did|will|should|can|must|would)\b",
+                re.I),
+     re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)|\bnoon\b|"
+                r"\bmidnight\b|o'clock|\b(?:half|quarter)\s+(?:past|to)\b|\bat\s+(?:\d{1,2}|one|two|"
+                r"three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b", re.I)),
+    (re.compile(_WHAT_IS + r"(?:(?:alarm|door|entry|access|gate|lock|keypad|safe|security|"
+                r"wi-?fi)\s+(?:code|pin|password)|pin|passcode)\b", re.I),
+     re.compile(r"\b(?=[\w-]*\d)[\w-]{3,}\b")),
+    (re.compile(_WHAT_IS + r"e-?mail(?:\s+address)?\b", re.I), re.compile(r"@")),
+    (re.compile(_WHAT_IS + r"(?:(?:(?:tele)?phone|mobile|fax)(?:\s+number)?|extension)\b", re.I),
+     re.compile(r"\d{3,}")),
+)
+
+
+def lacks_asked_value(question: str, text: str) -> bool:
+    """Whether the question asks for a value of a kind `text` holds none of: a clock time
+    ("What time does the warehouse open?"), a code with a digit, an e-mail address, a
+    phone number or extension."""
+    return any(asks.search(question) and not holds.search(text)
+               for asks, holds in _ASKED_VALUES)
 
 
 def content_words(text: str) -> list[str]:

@@ -224,3 +224,24 @@ def test_a_subject_in_quotes_names_a_document_even_without_its_title():
 
     assert documents_to_summarize(*subject, DOCUMENTS, referred=lambda: None,
                                   find=lambda text: "/d/found.txt") == ["/d/found.txt"]
+
+
+@pytest.mark.parametrize(("question", "text", "lacks"), [
+    ("What is the alarm code for the workshop?",
+     "The alarm code for the workshop is changed every quarter.", True),
+    ("What is the door code?", "The door code is 4471#.", False),
+    ("What time does the warehouse open?", "The warehouse van is serviced on 14 November.",
+     True),
+    ("What time does the warehouse open?", "The warehouse opens at 7.30 on weekdays.", False),
+    ("What time does the workshop close?", "It opens at half past seven and closes at six.",
+     False),
+    ("What is his e-mail address?", "Callum Reyes manages the showroom.", True),
+    ("What is his e-mail address?", "Name: Callum Reyes; Email: callum@example.com.", False),
+    ("What is the phone number of the Leeds office?", "The Leeds office moved in May.", True),
+    # no value of a kind asked for: any sentence may answer
+    ("What is the dress code?", "Smart casual, with closed shoes in the studio.", False),
+    ("What time are the polonaises written in?", "They are in triple time.", False),
+    ("Which phone makers adopted the format?", "Several makers adopted it.", False),
+])
+def test_a_question_for_a_time_code_address_or_number_needs_one(question, text, lacks):
+    assert kinds.lacks_asked_value(question, text) is lacks

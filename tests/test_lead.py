@@ -25,6 +25,15 @@ from qa.lead import NO_VERDICT, lead
      "No"),
     ("Can any member of staff load a kiln?",
      "Only staff who have passed the kiln course may load a kiln.", "No"),
+    # a limit on a quantity: beyond it No, within it Yes ("no more than" is no negation)
+    ("Can a kiln be opened 20 hours after a firing?",
+     "A kiln cools for at least 36 hours before it is opened.", "No"),
+    ("Can a kiln be opened 40 hours after a firing?",
+     "A kiln cools for at least 36 hours before it is opened.", "Yes"),
+    ("Can a member bring 6 guests?", "Each member may bring no more than 4 guests.", "No"),
+    ("Can a member bring 3 guests?", "Each member may bring no more than 4 guests.", "Yes"),
+    ("Can the kiln run for 6 hours?",  # a limit on something else decides nothing
+     "Staff may work no more than 8 hours a day.", NO_VERDICT),
 ])
 def test_verdicts(question, quote, expected):
     assert lead(question, quote) == expected

@@ -197,3 +197,18 @@ def test_a_conversation_of_5000_follow_ups_is_answered_from_its_last_turns(seed_
     assert standalone_question("How old is his son?", history[:2]) == (
         "Who is Mike Bonin? And what did he say on day 0? How old is his son?"
     )
+
+
+def test_a_follow_up_is_searched_with_the_answer_its_pronoun_refers_to():
+    asked = [("Who leads the Dispatch team?", "Bartosz Nowak leads it, in Marrow Heath. [1] "
+              "He joined in 2019. [2]")]
+    assert standalone_question("What is his e-mail address?", asked) == (
+        "Who leads the Dispatch team? Bartosz Nowak leads it, in Marrow Heath. "
+        "What is his e-mail address?")
+    refused = [("Who leads the Dispatch team?",
+                "The documents do not contain an answer to this question.")]
+    assert standalone_question("What is his e-mail address?", refused) == (
+        "Who leads the Dispatch team? What is his e-mail address?")
+    dated = [("When is the car park closed?", "On Thursday 12 November. [1]")]
+    assert standalone_question("Why is it closed that day?", dated) == (  # "it": the car park
+        "When is the car park closed? Why is it closed that day?")
