@@ -53,6 +53,9 @@ _TIME_QUESTION = re.compile(
 _NUMBER_QUESTION = re.compile(
     r"\b(how many|how much|what percent|what percentage|how large|how big|how long|how far|"
     r"how old|how high|how tall|what population)\b", re.I)
+_CALENDAR = re.compile(
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|"
+    r"july|august|september|october|november|december", re.I)
 _NAME_QUESTION = re.compile(r"\b(who|whom|whose|where)\b", re.I)
 # "Who has already resigned...": the words between "who" and its verb; a copula or "did"
 # there makes it a question of another kind ("Who is...", "Who did they...").
@@ -170,10 +173,12 @@ def answer_type(question: str) -> SentenceTest | None:
 
 
 def has_new_name(question: str, text: str) -> float:
-    """Whether the sentence holds a capitalised word (past its first) the question lacks."""
+    """Whether the sentence holds a capitalised word (past its first) the question lacks,
+    other than a day's or a month's name (a date names no person and no place)."""
     asked = {word.lower() for word in WORD.findall(question)}
     words = WORD.findall(text)[1:]
-    return float(any(w[0].isupper() and w.lower() not in asked for w in words))
+    return float(any(w[0].isupper() and w.lower() not in asked and not _CALENDAR.fullmatch(w)
+                     for w in words))
 
 
 def asked_verb(question: str) -> str | None:

@@ -29,6 +29,8 @@ def test_a_second_quote_must_be_as_much_an_answer_of_the_kind_asked():
     ("How many keepers lived there?", "Three keepers lived there.", "Keepers lived there."),
     ("Who built the lighthouse?", "The lighthouse was built by Anna Berg.",
      "The lighthouse was built by the harbour board."),
+    ("Where should staff park on Thursday?", "Please park on Ropewalk Lane.",
+     "The car park is closed on Thursday 12 November."),  # a date is no place
 ])
 def test_the_answer_type_wants_a_date_a_number_or_a_new_name(question, right, wrong):
     wants = kinds.answer_type(question)
