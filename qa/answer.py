@@ -209,7 +209,8 @@ def compose_answer(
                       *_with_antecedent(candidates[i], assessment.wanted, assessment.idf))
                      for i in assessment.chosen])
     answer = quoted(question, spans, score)
-    first = lead(asked or question, answer.citations[0].quote)
+    first = lead(asked or question, answer.citations[0].quote,
+                 _text(best.hit, best.previous) if best.previous else "")
     if first is None:
         return answer
     opening = first if first.endswith((".", ":", "!", "?")) else f"{first}."

@@ -81,6 +81,8 @@ _AT_LEAST = r"at least|no less than|not less than|no fewer than|(?:a )?minimum o
 _AT_MOST = r"at most|no more than|not more than|up to|(?:a )?maximum of|less than|under|within"
 _LIMIT = re.compile(rf"\b({_AT_LEAST}|{_AT_MOST})\s+(\d[\d,]*(?:\.\d+)?)\s+([a-z]+)", re.I)
 _QUANTITY = re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s+([a-z]+)", re.I)
+_REFERS_BACK = re.compile(r"\b(?:it|its|this|these|that|those|they|them|he|him|she|her)\b",
+                          re.I)
 _ALL = re.compile(r"\b(?:any|anyone|anybody|every|everyone|everybody|all)\b", re.I)
 _ONLY = re.compile(r"\b(?:only|solely|exclusively)\b", re.I)
 _WHO = re.compile(r"^\s*(who|whom)\b", re.I)
@@ -90,12 +92,13 @@ _PLACE = re.compile(r"\b(?:in|at|on|near|behind|beside|outside|inside|opposite|n
 _UNIT = re.compile(r"\s*((?:[A-Za-z]+\s?){1,2})")
 
 
-def lead(question: str, quote: str) -> str | None:
+def lead(question: str, quote: str, before: str = "") -> str | None:
     """What the answer to `question` says first, from `quote`: "Yes", "No", NO_VERDICT, a
     value taken from the quote, or None when the question asks for none or the quote
-    holds none."""
+    holds none. `before`: the sentence before the quote, which may name what its "it"
+    stands for ("The board approved it...")."""
     if _YES_NO.match(question):
-        return verdict(question, quote)
+        return verdict(question, quote, before)
     if _AGGREGATE.search(question):  # computed from every row, or not said at all
         return None
     if row_fields(quote) is not None:  # a table row: only the cell of the column asked for
@@ -111,14 +114,17 @@ def lead(question: str, quote: str) -> str | None:
     return None
 
 
-def verdict(question: str, quote: str) -> str:
+def verdict(question: str, quote: str, before: str = "") -> str:
     """"Yes" when the quote holds the content words of the question (by stem) with the
     same polarity, "No" when it negates them, holds an opposite of one (OPPOSITES, or the word with
     un-, non-, in- or dis-) or limits to some ("only") what the question asks of any or
     all; when it sets a limit on a quantity the question asks of, "No" beyond it and "Yes"
-    within it; else NO_VERDICT."""
+    within it; else NO_VERDICT. The words of `before`, the sentence before the quote,
+    count as said when the quote refers back to it ("it", "this"); its polarity does not."""
     asked = {index_term(word) for word in content_words(question)}
     said = {index_term(word) for word in content_words(quote)}
+    if _REFERS_BACK.search(quote):
+        said |= {index_term(word) for word in content_words(before)}
     opposite = {index_term(prefix + word) for word in content_words(question)
                 for prefix in ("un", "non", "in", "dis")}  # "paid": "unpaid"
     if any(OPPOSITES.get(word, set()) & said - asked for word in asked) or opposite & said:

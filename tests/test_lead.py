@@ -93,3 +93,13 @@ def test_names_places_and_cells(question, quote, expected):
 ])
 def test_no_lead_without_a_value(question, quote):
     assert lead(question, quote) is None
+
+
+def test_a_quote_that_says_it_is_read_with_the_sentence_before():
+    question = "Did the board approve the second kiln room?"
+    quote = "The board approved it on condition that a regional grant covers a third of the cost."
+    before = "The second kiln room would cost 85,000."
+    assert lead(question, quote, before) == "Yes"
+    assert lead(question, quote) == NO_VERDICT  # without it, "it" could be anything
+    assert lead(question, "The board approved the new van.", before) == NO_VERDICT
+    assert lead(question, "The board did not approve it.", before) == "No"
