@@ -67,6 +67,7 @@ from qa.question_kinds import (
     negated,
     numbers,
     specific_names,
+    states_a_value,
     yes_no_subject,
 )
 from qa.results import Answer, Citation
@@ -568,11 +569,13 @@ def _is_label(line: str, following: str) -> bool:
 def _quotable(text: str) -> bool:
     """A statement worth quoting: not a Markdown heading, not a label (a few words with no
     closing punctuation), not a word or two. A line that ends in a value ("Flat white
-    3.20", a receipt's line) states it, though it has no closing punctuation."""
+    3.20", a receipt's line) or states an address, a phone number or a time states it,
+    though it has no closing punctuation."""
     words = len(WORD.findall(text))
     if text.lstrip().startswith("#") or words < MIN_QUOTE_WORDS:
         return False
-    return words >= 8 or bool(_SENTENCE_END.search(text) or _ENDS_IN_VALUE.search(text))
+    return words >= 8 or bool(_SENTENCE_END.search(text) or _ENDS_IN_VALUE.search(text)
+                              or states_a_value(text))
 
 
 def _text(hit: Hit, sentence: SentenceRow) -> str:

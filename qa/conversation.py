@@ -15,8 +15,13 @@ import re
 from collections.abc import Sequence
 
 FOLLOW_UP_TURNS = 3
+# "that" and "this" refer back where they stand for a thing, after a verb or a preposition
+# ("Why was that fewer...?", "What about this?"), not where they join a clause ("the van
+# that broke down") or point at a noun ("this year")
 _REFERS_BACK = re.compile(
-    r"\b(he|him|his|she|her|hers|they|them|their|theirs|it|its|these|those)\b", re.IGNORECASE
+    r"\b(he|him|his|she|her|hers|they|them|their|theirs|it|its|these|those)\b|"
+    r"\b(?:is|was|are|were|do|does|did|about|of|for|with|from|after|before|since)\s+"
+    r"(?:that|this)\b(?!\s+(?:[a-z]+(?:s|ed)|the|an?)\b)", re.IGNORECASE
 )
 _ASKS_WHO_OR_WHICH = re.compile(r"\s*(?:who|whom|whose|which)\b", re.IGNORECASE)
 _CITATION = re.compile(r"\s*\[\d+\]")

@@ -6,7 +6,8 @@ here, apart from the scoring, so each can be read and tested on a pair of
 hand-written sentences.
 
 - answer type: a "when" question wants a date, "how many" a number, "who" and
-  "where" a name the question does not already hold;
+  "where" a name the question does not already hold, "what time", "what is the door
+  code / e-mail address / phone number / address" a value of that kind;
 - doer: a "who did it" question ("Who has resigned...?") wants a name just before
   the asked verb, where the sentence says it happened: not negated ("no plans to
   resign"), not wished for ("called for them to resign").
@@ -132,27 +133,46 @@ def summary_subject(question: str) -> tuple[str, bool] | None:
 # it), so that "What time are the polonaises written in?" or "Which phone makers..." ask
 # for no such value.
 _WHAT_IS = r"^\s*(?:what|which)(?:'s|’s|\s+(?:is|are|was|were))\s+(?:[\w'’-]+\s+){0,5}?"
+_CODE = re.compile(r"\b(?=[\w-]*\d)[\w-]{3,}\b")  # a word with a digit: "4471", "B12-X"
+_CLOCK = re.compile(
+    r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|o'clock|"
+    r"\b(?:half|quarter)\s+(?:past|to)\b|"
+    r"\bat\s+(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b", re.I)
+_PHONE = re.compile(r"\d{3,}")
+_ADDRESS = re.compile(  # a number and a street
+    r"\b\d+[a-z]?,?\s+(?:[A-Z][\w'’-]*\s+){1,3}(?:street|st|road|rd|lane|avenue|ave|way|drive|"
+    r"place|square|court|close|crescent|terrace|row|hill|parade|boulevard|quay|wharf|walk|"
+    r"gardens)\b", re.I)
 _ASKED_VALUES = (
     (re.compile(r"^\s*(?:at\s+)?what\s+time\s+(?:does|do|did|will|should|can|must|would)\b",
-                re.I),
-     re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)|\bnoon\b|"
-                r"\bmidnight\b|o'clock|\b(?:half|quarter)\s+(?:past|to)\b|\bat\s+(?:\d{1,2}|one|two|"
-                r"three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b", re.I)),
+                re.I), _CLOCK),
     (re.compile(_WHAT_IS + r"(?:(?:alarm|door|entry|access|gate|lock|keypad|safe|security|"
-                r"wi-?fi)\s+(?:code|pin|password)|pin|passcode)\b", re.I),
-     re.compile(r"\b(?=[\w-]*\d)[\w-]{3,}\b")),
+                r"wi-?fi)\s+(?:code|pin|password)|pin|passcode)\b", re.I), _CODE),
     (re.compile(_WHAT_IS + r"e-?mail(?:\s+address)?\b", re.I), re.compile(r"@")),
     (re.compile(_WHAT_IS + r"(?:(?:(?:tele)?phone|mobile|fax)(?:\s+number)?|extension)\b", re.I),
-     re.compile(r"\d{3,}")),
+     _PHONE),
+    (re.compile(_WHAT_IS + r"(?:postal\s+|street\s+)?address\b", re.I), _ADDRESS),
 )
 
 
 def lacks_asked_value(question: str, text: str) -> bool:
     """Whether the question asks for a value of a kind `text` holds none of: a clock time
     ("What time does the warehouse open?"), a code with a digit, an e-mail address, a
-    phone number or extension."""
-    return any(asks.search(question) and not holds.search(text)
-               for asks, holds in _ASKED_VALUES)
+    phone number or extension, a street address."""
+    holds = _asked_value(question)
+    return holds is not None and not holds.search(text)
+
+
+def states_a_value(text: str) -> bool:
+    """Whether a line states a clock time, a phone number or a street address (a receipt's
+    "14 Quay Street, Esk Harbour"): data, though it has no verb. (A line with only an
+    e-mail address or a code is a header or a label: "From: Ines Varga <ines@...>".)"""
+    return any(holds.search(text) for holds in (_CLOCK, _PHONE, _ADDRESS))
+
+
+def _asked_value(question: str) -> re.Pattern[str] | None:
+    """What a text that states the value the question asks for holds (_ASKED_VALUES)."""
+    return next((holds for asks, holds in _ASKED_VALUES if asks.search(question)), None)
 
 
 def content_words(text: str) -> list[str]:
@@ -163,6 +183,9 @@ def content_words(text: str) -> list[str]:
 def answer_type(question: str) -> SentenceTest | None:
     """What kind of answer the question asks for, as a test of (question, sentence);
     None if any kind will do."""
+    value = _asked_value(question)
+    if value is not None:
+        return lambda _, text: float(bool(value.search(text)))
     if _TIME_QUESTION.search(question):
         return lambda _, text: float(bool(_TIME.search(text)))
     if _NUMBER_QUESTION.search(question):

@@ -31,6 +31,8 @@ def test_a_second_quote_must_be_as_much_an_answer_of_the_kind_asked():
      "The lighthouse was built by the harbour board."),
     ("Where should staff park on Thursday?", "Please park on Ropewalk Lane.",
      "The car park is closed on Thursday 12 November."),  # a date is no place
+    ("What is the address of the shop?", "14 Quay Street, Esk Harbour",
+     "The shop is in Esk Harbour."),
 ])
 def test_the_answer_type_wants_a_date_a_number_or_a_new_name(question, right, wrong):
     wants = kinds.answer_type(question)
@@ -244,6 +246,8 @@ def test_a_subject_in_quotes_names_a_document_even_without_its_title():
     ("What is the dress code?", "Smart casual, with closed shoes in the studio.", False),
     ("What time are the polonaises written in?", "They are in triple time.", False),
     ("Which phone makers adopted the format?", "Several makers adopted it.", False),
+    ("What is the address of Mossway Hardware?", "03/11/2026 10:42 TOTAL 41.35", True),
+    ("What is the address of Mossway Hardware?", "14 Quay Street, Esk Harbour", False),
 ])
 def test_a_question_for_a_time_code_address_or_number_needs_one(question, text, lacks):
     assert kinds.lacks_asked_value(question, text) is lacks

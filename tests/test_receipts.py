@@ -81,6 +81,7 @@ def test_a_photographed_receipt_is_found_by_its_lines_and_titled_by_its_shop(tmp
         titles = {Path(d.path).name: d.title for d in index.documents()}
         answer = index.ask("How much was the flat white on the Harbour Cafe receipt?")
         total = index.ask("What was the total on the Harbour Cafe receipt?")
+        address = index.ask("What is the address of the Harbour Cafe?")
     finally:
         index.close()
 
@@ -88,3 +89,4 @@ def test_a_photographed_receipt_is_found_by_its_lines_and_titled_by_its_shop(tmp
     assert answer.citations[0].quote == "Flat white 3.20"
     assert Path(answer.citations[0].hit.source).name == "IMG_2231.png"
     assert total.citations[0].quote == "TOTAL 10.50"
+    assert address.citations[0].quote == "12 Quay Street, Fenwick"  # an address line is data

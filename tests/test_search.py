@@ -209,6 +209,11 @@ def test_a_follow_up_is_searched_with_the_answer_its_pronoun_refers_to():
                 "The documents do not contain an answer to this question.")]
     assert standalone_question("What is his e-mail address?", refused) == (
         "Who leads the Dispatch team? What is his e-mail address?")
+    counted = [("How many kiln loads were fired in 2026?", "1,840 kiln loads. [1]")]
+    assert standalone_question("Why was that fewer than the year before?", counted) == (
+        "How many kiln loads were fired in 2026? Why was that fewer than the year before?")
+    assert standalone_question("Is the van that broke down fixed?", counted) == (
+        "Is the van that broke down fixed?")  # "that" joins a clause: a new question
     dated = [("When is the car park closed?", "On Thursday 12 November. [1]")]
     assert standalone_question("Why is it closed that day?", dated) == (  # "it": the car park
         "When is the car park closed? Why is it closed that day?")
