@@ -29,12 +29,14 @@ goes on in lower case) is no label: a quote is a whole sentence.
 
 Whether to answer at all is a separate decision (`assess`, then `qa.answerability`): a
 small logistic regression, fitted to SQuAD 2.0's answerable and unanswerable questions,
-over features of the best sentence (how similar, how much of the question it holds, the
-rarest question word it lacks, whether it gives the kind of value asked for, its margin
-over the next). Below its threshold the answer says plainly that the documents do not
-contain it and cites nothing; a question that names something (a name, an acronym, a
-number) that no passage holds is refused too. An answer that is given opens with the
-value or the verdict asked for, taken from the quote (`qa.lead`).
+over features of the best sentence (`qa.answerability.FEATURES`: how similar, the rarest
+question word it and its neighbours lack and whether any candidate holds it, a number or
+a negation of the question it lacks). Below its threshold the answer says plainly that
+the documents do not contain it and cites nothing; a question that names something (a
+name, an acronym, a number) that no passage holds is refused too, and so is one that asks
+for a value of a kind (a clock time, a code, an e-mail address, a phone number, a street
+address) that the sentence and its neighbours hold none of. An answer that is given opens
+with the value or the verdict asked for, taken from the quote (`qa.lead`).
 A statement rather than a question (a claim to find evidence for) is answered by the
 cosine and sentence-BM25 rank fusion, which finds SciFact's evidence more often, when its
 most similar sentence reaches `min_score`.
