@@ -249,9 +249,10 @@ def ingest(
     known = backend.file_states()
     files = list(find(paths))
     few_files = len(files) < PROGRESS_MIN_FILES  # then show embedding batches instead
-    with _passage_counter(progress, few_files) as counter:
-        groups = _prepared(tqdm(files, unit="file", desc="indexing", disable=few_files),
-                           backend, known, settings, embedder, report, counter)
+    # the bars close on the way out, so an interrupt's message is the last line printed
+    with (_passage_counter(progress, few_files) as counter,
+          tqdm(files, unit="file", desc="indexing", disable=few_files) as bar):
+        groups = _prepared(bar, backend, known, settings, embedder, report, counter)
         write(backend, _embedded(groups, embedder, counter), report)
     remove_vanished(backend, known, paths, report)
     return report

@@ -42,20 +42,22 @@ def test_a_reader_that_closes_the_pipe_early_ends_qa_quietly(seed_index_path, co
     assert stderr == ""
 
 
+NOTES = 1200  # 5 groups of EMBED_BATCH_CHUNKS: an interrupt after the first finds 4 to go
+
+
 @pytest.mark.process
 def test_ctrl_c_during_qa_index_is_one_line_and_the_index_stays_whole(tmp_path):
     docs, index = tmp_path / "docs", tmp_path / "index"
     docs.mkdir()
-    for n in range(400):
+    for n in range(NOTES):
         (docs / f"note-{n}.txt").write_text(f"Note {n}: the harbour master counted "
                                             f"{n} boats at the quay this morning.")
     process = subprocess.Popen([*QA, "--index", str(index), "index", str(docs)], cwd=ROOT,
                                env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
-    while not (index / DATABASE).exists() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    time.sleep(3)  # into the indexing
-    process.send_signal(signal.SIGINT)
+    while not _documents_stored(index) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)  # once the first documents are in, with more to come
     stderr = process.communicate(timeout=120)[1].decode()
 
     assert process.returncode == 130, stderr
@@ -69,7 +71,16 @@ def test_ctrl_c_during_qa_index_is_one_line_and_the_index_stays_whole(tmp_path):
     assert again.returncode == 0, again.stderr
     listed = subprocess.run([*QA, "--index", str(index), "docs"], cwd=ROOT, env=ENV,
                             capture_output=True, text=True, timeout=120)
-    assert listed.stdout.count("note-") == 400
+    assert listed.stdout.count("note-") == NOTES
+
+
+def _documents_stored(index) -> int:
+    """How many documents a running `qa index` has committed (0 before its database is)."""
+    try:
+        with closing(sqlite3.connect(f"file:{index / DATABASE}?mode=ro", uri=True)) as db:
+            return db.execute("SELECT count(*) FROM documents").fetchone()[0]
+    except sqlite3.Error:
+        return 0
 
 
 def test_a_name_byte_that_is_not_utf8_is_shown_as_qa_docs_shows_it(seed_index_path, capsys):
