@@ -83,7 +83,7 @@ def test_a_name_byte_that_is_not_utf8_is_shown_as_qa_docs_shows_it(seed_index_pa
     assert capsys.readouterr().err == "qa: no indexed document at /nowhere/caf\\xe9.txt\n"
 
 
-def _scan(title: str, blank_pages: int) -> bytes:
+def scan_pdf(title: str, blank_pages: int) -> bytes:
     """A PDF of one page of text and `blank_pages` pages without text (sent to OCR; blank,
     so no model is loaded to read them)."""
     from fpdf import FPDF
@@ -103,12 +103,12 @@ def test_one_qa_index_run_sends_at_most_max_ocr_pages_to_ocr(tmp_path, capsys):
     e-mail waits whole, not indexed without its scan."""
     docs, index = tmp_path / "docs", tmp_path / "index"
     docs.mkdir()
-    (docs / "a.pdf").write_bytes(_scan("Scan A", 10))
-    (docs / "b.pdf").write_bytes(_scan("Scan B", 10))
+    (docs / "a.pdf").write_bytes(scan_pdf("Scan A", 10))
+    (docs / "b.pdf").write_bytes(scan_pdf("Scan B", 10))
     message = EmailMessage()
     message["Subject"] = "Scan C"
     message.set_content("The scan is attached.")
-    message.add_attachment(_scan("Scan C", 10), maintype="application", subtype="pdf",
+    message.add_attachment(scan_pdf("Scan C", 10), maintype="application", subtype="pdf",
                            filename="c.pdf")
     (docs / "c.eml").write_bytes(bytes(message))
     command = ["--index", str(index), "index", str(docs), "--max-ocr-pages", "15"]
