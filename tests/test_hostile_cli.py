@@ -97,6 +97,7 @@ def scan_pdf(title: str, blank_pages: int) -> bytes:
     return bytes(pdf.output())
 
 
+@pytest.mark.heavy
 def test_one_qa_index_run_sends_at_most_max_ocr_pages_to_ocr(tmp_path, capsys):
     """Issue 26: OCR's pages are bounded per run, not only per file; the files that would
     pass the bound are skipped with a line saying why, and the next run reads them. An
