@@ -103,6 +103,10 @@ def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
                        help="skip larger files (default: %(default)g)")
     index.add_argument("--no-ocr", dest="ocr", action="store_false",
                        help="do not read images and scanned PDF pages by OCR (slow)")
+    index.add_argument("--max-ocr-pages", dest="ocr_pages", type=int,
+                       default=Settings().ocr_pages, metavar="N",
+                       help="read at most N pages by OCR in this run; files that need more "
+                            "are skipped, for the next run (default: %(default)s)")
     index.add_argument("--ray", nargs="?", const=True, default=False, metavar="ADDRESS",
                        help="read and embed the files on a Ray cluster: a local one (this "
                             "machine's CPUs) without ADDRESS, else auto, HOST:PORT or "
@@ -360,6 +364,7 @@ def _discard(args: argparse.Namespace, cache: Path) -> None:
 def _settings(args: argparse.Namespace) -> Settings:
     limit = getattr(args, "max_file_mb", None)  # only `qa index` has these options
     return Settings(model=args.model, ocr=getattr(args, "ocr", True),
+                    ocr_pages=getattr(args, "ocr_pages", Settings().ocr_pages),
                     **({"max_file_mb": limit} if limit else {}))
 
 

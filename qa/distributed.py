@@ -37,6 +37,7 @@ from qa.ingest import (
     remove_vanished,
     write,
 )
+from qa.loaders.base import RunPages
 from qa.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,7 @@ class _Worker:
         torch.set_num_threads(1)  # an actor has a CPU of its own (less, locally: 0.75)
         self.settings = settings
         self.embedder = load_embedder(settings.model, settings.batch_size)
+        self.run_pages = RunPages(settings.ocr_pages)  # each worker its own
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         items: list[Embedded | Outcome] = []
@@ -75,7 +77,8 @@ class _Worker:
             strict=True,
         ):
             known = FileState(int(size), float(mtime), str(sha)) if sha else None
-            item = prepare(Path(path), known, bool(named), self.settings, self.embedder)
+            item = prepare(Path(path), known, bool(named), self.settings, self.embedder,
+                           self.run_pages)
             if isinstance(item, Prepared):
                 pending.append(item)
             else:

@@ -29,7 +29,7 @@ from qa.loaders import (
     word,
     zipcheck,
 )
-from qa.loaders.base import Loaded, Reading, TextBudget, reason, text_too_long
+from qa.loaders.base import Loaded, Reading, RunPages, TextBudget, reason, text_too_long
 from qa.settings import Settings
 
 
@@ -92,14 +92,19 @@ def is_supported(path: Path) -> bool:
 
 
 def load(
-    path: Path, data: bytes, use_ocr: bool = True, max_chars: int = Settings().max_chars
+    path: Path, data: bytes, use_ocr: bool = True, max_chars: int = Settings().max_chars,
+    run_pages: RunPages | None = None,
 ) -> Document:
     """Extract the text of `data`, the bytes of the file at `path`; LoadError if it has none
     or more than `max_chars` characters (charged while it is made, so a file is refused
     the moment its text passes the limit; a PDF as soon as it could).
 
-    use_ocr: read images, and PDF pages without a text layer, by OCR."""
-    reading = Reading(TextBudget(max_chars), use_ocr, _read, ocr.MAX_PAGES)
+    use_ocr: read images, and PDF pages without a text layer, by OCR.
+    run_pages: the pages OCR may still read in the indexing run this file is read in
+        (`Postponed` if it needs more); None: this file alone, up to ocr.MAX_PAGES."""
+    run_pages = run_pages or RunPages(ocr.MAX_PAGES)
+    reading = Reading(TextBudget(max_chars), use_ocr, _read,
+                      min(ocr.MAX_PAGES, run_pages.limit), run_pages)
     title, text, page_starts = _read(path, data, reading)
     if not text.strip():
         raise LoadError("no text to index (the file is empty or has no text layer)")

@@ -10,6 +10,11 @@ class LoadError(QAError):
     """A file that cannot be indexed; the message says why in one line."""
 
 
+class Postponed(LoadError):
+    """A file left for a later indexing run: it needs more of what the run's files share
+    (the pages OCR may read in one run) than is left; the message says so in one line."""
+
+
 def printable(text: str) -> str:
     """A name or path on one line, printable in any terminal: newlines and other control
     characters escaped (\\n), and so are the bytes of a name that are not UTF-8 (\\xe9)."""

@@ -32,7 +32,9 @@ from qa.backends import Backend, FileState
 from qa.chunking import Chunk, chunk_document
 from qa.documents import Document, LoadError, is_supported, load
 from qa.embedding import Embedder, threads_shared
+from qa.errors import Postponed
 from qa.files import canonical, find_files, is_within, open_regular
+from qa.loaders.base import RunPages
 from qa.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -126,9 +128,11 @@ def find(paths: list[Path]) -> Iterator[tuple[Path, bool] | Outcome]:
 
 
 def prepare(
-    file: Path, known: FileState | None, named: bool, settings: Settings, embedder: Embedder
+    file: Path, known: FileState | None, named: bool, settings: Settings, embedder: Embedder,
+    run_pages: RunPages | None = None,
 ) -> Prepared | Outcome:
-    """Load and chunk a new or changed file; an Outcome if it is unchanged, skipped or failed."""
+    """Load and chunk a new or changed file; an Outcome if it is unchanged, skipped (also
+    when OCR has too few of the run's pages left: `run_pages`) or failed."""
     if named and not os.path.lexists(file):
         return Outcome(str(file), "failed", "no such file or folder")
     if not is_supported(file):
@@ -145,7 +149,10 @@ def prepare(
         state = FileState(stat.st_size, stat.st_mtime, hashlib.sha256(data).hexdigest())
         if known and known.sha256 == state.sha256:
             return Outcome(str(file), "unchanged", touch=state)
-        document = load(file, data, settings.ocr, settings.max_chars)
+        document = load(file, data, settings.ocr, settings.max_chars, run_pages)
+    except Postponed as postponed:
+        log.info("skipped: %s: %s", file, postponed)
+        return Outcome(str(file), "skipped", str(postponed))
     except (OSError, LoadError) as error:
         why = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         log.info("failed: %s: %s", file, why)
@@ -263,14 +270,16 @@ def _prepared(
     settings: Settings, embedder: Embedder, report: Report, counter: _Counter | None,
 ) -> Iterator[list[Prepared]]:
     """The files prepared, in groups of at least EMBED_BATCH_CHUNKS chunks (the last may
-    have fewer); those not to embed are written (recorded) as they are met."""
+    have fewer); those not to embed are written (recorded) as they are met. The files
+    share the run's OCR pages (Settings.ocr_pages)."""
+    run_pages = RunPages(settings.ocr_pages)
     pending: list[Prepared] = []
     for found in files:
         if isinstance(found, Outcome):
             item: Prepared | Outcome = found
         else:
             file, named = found
-            item = prepare(file, known.get(str(file)), named, settings, embedder)
+            item = prepare(file, known.get(str(file)), named, settings, embedder, run_pages)
         if isinstance(item, Outcome):
             write(backend, [item], report)
             continue

@@ -29,6 +29,9 @@ class Settings:
         about six million tokens, over half an hour of embedding on a laptop CPU).
         It bounds the text taken from one file too (`max_chars`).
     ocr: read images, and PDF pages without a text layer, by OCR (slow: seconds a page).
+    ocr_pages: the most pages OCR reads in one indexing run, all its files together (a
+        file reads at most 100); a file that would need more than are left is skipped,
+        with a line saying so, and read by the next run (on Ray: by each worker).
     """
 
     model: str | None = None
@@ -40,6 +43,7 @@ class Settings:
     batch_size: int = 32
     max_file_mb: float = 25.0
     ocr: bool = True
+    ocr_pages: int = 500
 
     def __post_init__(self) -> None:
         if self.model is not None and not self.model.strip():
@@ -61,6 +65,8 @@ class Settings:
             raise QAError(f"batch_size must be at least 1, got {self.batch_size}")
         if self.max_file_mb <= 0:
             raise QAError(f"max_file_mb must be positive, got {self.max_file_mb}")
+        if self.ocr_pages < 1:
+            raise QAError(f"ocr_pages must be at least 1, got {self.ocr_pages}")
 
     @property
     def max_chars(self) -> int:

@@ -5,7 +5,6 @@ One real `qa serve` with a login (given as QA_AUTH, not --auth, and no --host)
 serves the tests of this module. Upload names are checked in test_ui_render.py.
 """
 
-import contextlib
 import json
 import os
 import socket
@@ -256,16 +255,39 @@ def test_every_index_file_is_private_even_with_an_open_umask(tmp_path, seed_copy
             assert mode & 0o077 == 0, f"{path} is {oct(mode)}"
 
 
-# -- last: it locks loopback, and the login name, out of the login for a minute ------------
+# -- last: they lock loopback, and the login name, out of uploads and logins for a minute --
 
-def other_local_address() -> str | None:
-    """An address of this machine that is not loopback (the server, on 127.0.0.1, sees a
-    connection from it as from another client), if it has one."""
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.connect(("192.0.2.1", 9))  # a UDP "connection" sends nothing
-        address = probe.getsockname()[0]
-        return None if address.startswith("127.") else address
-    return None
+def upload_from(url: str, address: str, cookies: httpx.Cookies) -> httpx.Response:
+    """An upload of one small file from the page, sent from `address` with `cookies`."""
+    transport = httpx.HTTPTransport(local_address=address)
+    with httpx.Client(base_url=url, timeout=30, transport=transport, cookies=cookies) as http:
+        return http.post("/gradio_api/upload", headers={"origin": url},
+                         files=[("files", ("note.txt", b"A short note."))])
+
+
+def test_uploads_are_limited_per_minute_per_address_and_per_login_name(server):
+    from ui.guard import UPLOADS_PER_MINUTE
+
+    url = server["url"]
+    with httpx.Client(base_url=url, timeout=30) as http:
+        assert http.post("/login", data={"username": USER, "password": PASSWORD}
+                         ).status_code == 200
+        cookies = http.cookies
+    # from loopback addresses, which are all this machine: counted as one
+    statuses = [upload_from(url, f"127.0.0.{2 + n}", cookies).status_code for n in range(25)]
+    refused = upload_from(url, "127.0.0.1", cookies)
+
+    assert statuses.count(200) == UPLOADS_PER_MINUTE.amount and statuses[-1] == 429
+    assert refused.status_code == 429
+    assert refused.text == "Too many uploads from this address: try again in a minute."
+
+    other = _other_address()
+    if other is None:
+        pytest.skip("this machine has no address but loopback to upload from")
+    # another address, the same login: refused still
+    refused = upload_from(url, other, cookies)
+    assert refused.status_code == 429
+    assert refused.text == "Too many uploads for this login name: try again in a minute."
 
 
 def login_from(url: str, address: str, name: str, password: str) -> httpx.Response:
@@ -289,11 +311,11 @@ def test_wrong_passwords_are_limited_per_minute_then_even_the_right_one_waits(se
     assert right.status_code == 429
     assert right.text == "Too many failed logins from this address: try again in a minute."
 
-    other = other_local_address()
+    other = _other_address()
     if other is None:
         pytest.skip("this machine has no address but loopback to log in from")
     # another address: the name that failed is refused still, even with its password
     right = login_from(server["url"], other, USER, PASSWORD)
     assert right.status_code == 429
-    assert right.text == "Too many failed logins for this name: try again in a minute."
+    assert right.text == "Too many failed logins for this login name: try again in a minute."
     assert login_from(server["url"], other, "someone-else", "guess").status_code == 400

@@ -19,7 +19,7 @@ import pytest
 
 from qa import Index
 from qa.documents import FORMATS, SUPPORTED_EXTENSIONS, LoadError, load
-from qa.loaders.base import Reading, TextBudget
+from qa.loaders.base import Reading, RunPages, TextBudget
 from tests import test_hostile_uploads
 from tests.helpers import ROOT, zip_of
 from ui import uploads
@@ -328,7 +328,8 @@ def test_a_500_page_scan_is_read_only_to_the_page_limit(caplog):
             rendered.append(n)
             yield Image.new("RGB", (850, 1100), "white")  # blank: no model needed
 
-    reading = Reading(TextBudget(10_000), True, lambda *_: ("", "", ()), ocr.MAX_PAGES)
+    reading = Reading(TextBudget(10_000), True, lambda *_: ("", "", ()), ocr.MAX_PAGES,
+                      RunPages(ocr.MAX_PAGES))
     texts = ocr.read_pages(pages(), 500, reading)
 
     assert len(texts) == len(rendered) == ocr.MAX_PAGES
@@ -415,4 +416,4 @@ def test_the_ocr_page_limit_holds_for_a_file_and_its_attachments_together(caplog
     assert document.text.startswith("Subject: Two scans")
     assert [r.getMessage() for r in caplog.records if r.getMessage().startswith("OCR reads")] == [
         "OCR reads 40 of the 60 pages without text in this file (MAX_PAGES, 100 for a file and "
-        "its attachments together)"]
+        "its attachments together, or the run's limit)"]

@@ -5,6 +5,7 @@ import sqlite3
 import subprocess
 import time
 from contextlib import closing
+from email.message import EmailMessage
 
 import pytest
 
@@ -91,3 +92,58 @@ def test_a_name_byte_that_is_not_utf8_is_shown_as_qa_docs_shows_it(seed_index_pa
                                             "'caf\\xe9'\n")
     assert main(["--index", str(seed_index_path), "collections", "add", "Notes", path]) == 2
     assert capsys.readouterr().err == "qa: no indexed document at /nowhere/caf\\xe9.txt\n"
+
+
+def scan_pdf(title: str, blank_pages: int) -> bytes:
+    """A PDF of one page of text and `blank_pages` pages without text (sent to OCR; blank,
+    so no model is loaded to read them)."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=12)
+    pdf.multi_cell(0, 10, f"{title}. The boiler was serviced in March.")
+    for _ in range(blank_pages):
+        pdf.add_page()
+    return bytes(pdf.output())
+
+
+@pytest.mark.heavy
+def test_one_qa_index_run_sends_at_most_max_ocr_pages_to_ocr(tmp_path, capsys):
+    """Issue 26: OCR's pages are bounded per run, not only per file; the files that would
+    pass the bound are skipped with a line saying why, and the next run reads them. An
+    e-mail waits whole, not indexed without its scan."""
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    docs.mkdir()
+    (docs / "a.pdf").write_bytes(scan_pdf("Scan A", 10))
+    (docs / "b.pdf").write_bytes(scan_pdf("Scan B", 10))
+    message = EmailMessage()
+    message["Subject"] = "Scan C"
+    message.set_content("The scan is attached.")
+    message.add_attachment(scan_pdf("Scan C", 10), maintype="application", subtype="pdf",
+                           filename="c.pdf")
+    (docs / "c.eml").write_bytes(bytes(message))
+    command = ["--index", str(index), "index", str(docs), "--max-ocr-pages", "15"]
+
+    def run() -> str:
+        assert main(command) == 0
+        out, err = capsys.readouterr()
+        return out + err
+
+    def skipped(name: str, left: int) -> str:
+        return (f"skipped: {docs / name}: not read in this run: OCR would read 10 of its "
+                f"pages, and {left} of the run's 15 are left (qa index --max-ocr-pages); "
+                "the next run reads it")
+
+    first, second, third = run(), run(), run()
+
+    assert skipped("b.pdf", 5) in first and skipped("c.eml", 5) in first
+    assert "1 added, 0 updated, 0 unchanged, 0 removed, 0 failed, 2 skipped" in first
+    assert skipped("c.eml", 5) in second and "b.pdf" not in second
+    assert "1 added, 0 updated, 1 unchanged, 0 removed, 0 failed, 1 skipped" in second
+    assert "1 added, 0 updated, 2 unchanged, 0 removed, 0 failed, 0 skipped" in third
+    assert main(["--index", str(index), "docs"]) == 0
+    listed = capsys.readouterr().out
+    assert all(name in listed for name in ("a.pdf", "b.pdf", "c.eml"))
+    assert main(["--index", str(index), "search", "Scan C boiler"]) == 0
+    assert "Attachment: c.pdf" in capsys.readouterr().out

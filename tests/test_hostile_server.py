@@ -117,6 +117,29 @@ def test_a_500_kb_hostile_history_does_not_stall_the_server(served, unit):
     assert seconds < FAST and "Martinez" in done["output"]["data"][0], done
 
 
+@pytest.mark.parametrize("history", [
+    [{"role": "user", "content": [{"type": "text", "text": "a"}] * 300_000}],  # 9.3 MB
+    [{"role": "user", "content": "a"}] * 250_000,  # 8.5 MB
+], ids=["300,000 parts", "250,000 messages"])
+def test_a_history_of_too_many_parts_is_refused_before_gradio_validates_it(served, history):
+    """Gradio validates each part of a history before qa sees it, holding every route for
+    seconds (benchmarks/hostile_server.py); the guard counts them first."""
+    url = served["url"]
+    copy, _ = chat_events(url)
+    body = json.dumps({"data": [history], "fn_index": copy, "session_hash": uuid.uuid4().hex})
+    assert len(body) < guard.MAX_BODY_BYTES
+
+    refused = httpx.post(f"{url}/gradio_api/queue/join", content=body, timeout=120,
+                         headers={"content-type": "application/json"})
+
+    assert refused.status_code == 413
+    assert refused.text == (
+        "Refused: a request may hold at most 10,000 lists and objects (“{” and “[”): a chat "
+        "history of about 1,000 messages.")
+    assert search(url).json()["data"][0]
+    assert "Traceback" not in served["log"].read_text()
+
+
 # -- 3: remove and upload only from the app's own page ---------------------------------
 
 def test_another_site_sending_a_matching_forwarded_host_cannot_remove(served):

@@ -41,17 +41,18 @@ backend.flush()
 backend.close()
 """
 # A reader of the index at argv[1]: prints its keyword search for argv[2], and whether
-# Tantivy's index answered it
+# Tantivy's index answered it; with a third argument, again for each line read from stdin
 READER = """
-import json, sys
+import itertools, json, sys
 from pathlib import Path
 from qa.backends.sqlite import SQLiteBackend
 backend = SQLiteBackend(Path(sys.argv[1]))
-found = backend.keyword_search([sys.argv[2]], 10)[0]
-store = backend.store()
-tantivy = backend._keywords is not None and backend._keywords.stamp == (
-    store.identity, store.generation())
-print(json.dumps([sorted(found), tantivy]))
+for _ in itertools.chain([""], sys.stdin if sys.argv[3:] else []):
+    found = backend.keyword_search([sys.argv[2]], 10)[0]
+    store = backend.store()
+    tantivy = backend._keywords is not None and backend._keywords.stamp == (
+        store.identity, store.generation())
+    print(json.dumps([sorted(found), tantivy]), flush=True)
 """
 
 
@@ -299,3 +300,35 @@ def test_a_damaged_segment_file_falls_back_to_fts5_and_is_rebuilt(keyword_answer
     assert "damaged" in log or "does not match its checksum" in log or "cut short" in log, log
     found, log = keyword_search_cli(index)  # rebuilt: Tantivy answers again, quietly
     assert found == expected and "WARNING" not in log, log
+
+
+@pytest.mark.process
+def test_a_reader_survives_segment_files_cut_short_under_it(keyword_answers, tmp_path):
+    """Tantivy maps its segment files: one cut short under a running reader killed it with
+    SIGBUS at its next search. The sizes are checked first: FTS5 answers, and the index
+    is rebuilt, as for any damage."""
+    pristine, _ = keyword_answers
+    index = tmp_path / "index"
+    shutil.copytree(pristine, index)
+    reader = subprocess.Popen([sys.executable, "-c", READER, str(index), QUESTION, "loop"],
+                              cwd=ROOT, env=ENV, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+
+    def search() -> list:
+        reader.stdin.write("\n")
+        reader.stdin.flush()
+        line = reader.stdout.readline()
+        assert line, f"the reader died ({reader.wait(timeout=60)}): {reader.stderr.read()}"
+        return json.loads(line)
+
+    found, tantivy = json.loads(reader.stdout.readline())  # its first search: all mapped
+    assert found and tantivy
+    for path in (index / FOLDER).iterdir():
+        if not path.name.startswith(".") and path.suffix != ".json":  # a segment file
+            os.truncate(path, 0)
+
+    assert search() == [found, False]  # FTS5 answers
+    assert search() == [found, True]  # rebuilt: Tantivy answers again
+    reader.stdin.close()
+    assert reader.wait(timeout=60) == 0
+    assert "changed size" in reader.stderr.read()

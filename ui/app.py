@@ -250,7 +250,8 @@ class ChatApp:
     ) -> list[tuple[bool, str]]:
         """Index stored uploads (into `collection`, if given), and any left unindexed (by a
         crash, or a busy index); one outcome line per file (unreadable ones are set aside,
-        so that they are not read again)."""
+        so that they are not read again; those skipped, for OCR's pages for one run are
+        used up, stay for the next run)."""
         indexed = {d.path for d in self.index.documents()}
         paths = list(dict.fromkeys([*paths, *uploads.unindexed(self.uploads_dir, indexed)]))
         if not paths:
@@ -265,10 +266,13 @@ class ChatApp:
                             "Stored uploads are indexed with the next upload, or when qa "
                             "serve starts again.")]
         chunks = {d.path: d.chunks for d in self.index.documents()}
-        failed = dict(report.failed)
+        failed, skipped = dict(report.failed), dict(report.skipped)
         notes = []
         for path in paths:
-            if str(path) in failed:
+            if str(path) in skipped:  # OCR's pages for one run are used up: read next time
+                notes.append((False, f"{path.name} is stored, not indexed yet: "
+                                     f"{sentence(skipped[str(path)])}"))
+            elif str(path) in failed:
                 aside = uploads.set_aside(path)
                 print(f"qa serve: {path.name} could not be indexed: set aside in {aside.parent}, "
                       "not indexed again", file=sys.stderr)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from qa.errors import LoadError
+from qa.errors import LoadError, Postponed
 
 Loaded = tuple[str, str, tuple[int, ...]]  # title, text, where each page starts (or ())
 PAGE_BREAK = "\n\n"
@@ -47,6 +47,24 @@ class TextBudget:
         return text
 
 
+class RunPages:
+    """The pages OCR may still read in one indexing run, shared by every file the run
+    reads (`Settings.ocr_pages`): a file that needs more than are left is not read, and
+    the next run reads it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.left = limit
+
+    def take(self, pages: int) -> None:
+        """Reserve `pages` for one file's OCR; `Postponed` if fewer are left."""
+        if pages > self.left:
+            raise Postponed(f"not read in this run: OCR would read {pages:,} of its pages, "
+                            f"and {self.left:,} of the run's {self.limit:,} are left (qa "
+                            "index --max-ocr-pages); the next run reads it")
+        self.left -= pages
+
+
 @dataclass(slots=True)
 class Reading:
     """One file as it is read.
@@ -56,12 +74,14 @@ class Reading:
     read_inner: reads a file found inside this one (by its name's extension), on this
         `Reading`; `qa.documents.load` supplies it.
     ocr_pages: the pages OCR may still read in this file, attachments included.
+    run_pages: the pages OCR may still read in the indexing run.
     """
 
     budget: TextBudget
     use_ocr: bool
     read_inner: Callable[[Path, bytes, "Reading"], Loaded]
     ocr_pages: int
+    run_pages: RunPages
 
 
 def join_pages(pages: Sequence[str]) -> tuple[str, tuple[int, ...]]:

@@ -17,7 +17,7 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
 
-from qa.errors import LoadError
+from qa.errors import LoadError, Postponed
 from qa.loaders.base import Loaded, Reading, join_pages
 from qa.loaders.html import all_text
 
@@ -74,6 +74,8 @@ def _attachment_text(part: EmailMessage, subject: str, reading: Reading) -> str:
         _, text, _ = reading.read_inner(Path(name), payload, reading)
         if not text.strip():
             raise LoadError("no text to index")
+    except Postponed:
+        raise  # the whole e-mail waits for the next run
     except LoadError as error:
         reading.budget.used = charged
         log.warning("attachment %s of the e-mail %r skipped: %s", name, subject, error)

@@ -79,11 +79,14 @@ def read_pages(images: Iterable, count: int, reading: Reading) -> list[str]:
     """The text of each of `count` images (PIL images, possibly a lazy iterable), as many
     as the file's OCR pages left (`Reading.ocr_pages`, MAX_PAGES for a file and all its
     attachments together), with a progress bar when there are several; the text read is
-    charged to the file's text budget."""
+    charged to the file's text budget. `Postponed` if the run has fewer pages left
+    (`Reading.run_pages`)."""
     allowed = min(count, reading.ocr_pages)
+    reading.run_pages.take(allowed)
     if count > allowed:
         log.warning("OCR reads %d of the %d pages without text in this file (MAX_PAGES, %d "
-                    "for a file and its attachments together)", allowed, count, MAX_PAGES)
+                    "for a file and its attachments together, or the run's limit)",
+                    allowed, count, MAX_PAGES)
     bar = tqdm(total=allowed, desc="OCR", unit="page", leave=False, disable=count < 2)
     texts = []
     with bar:

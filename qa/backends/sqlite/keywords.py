@@ -19,9 +19,13 @@ of the segments its meta.json lists is checked against the CRC32 Tantivy writes 
 footer (a file already checked, of the same size and time, is not read again: segment
 files never change), and a panic or error from Tantivy in a search or reload is raised as
 `KeywordsDamaged`, on which the backend searches FTS5 and rebuilds the index. One flipped
-bit made Tantivy panic, or silently drop hits, before. Not covered: a segment file cut
-short while a process has it mapped (SIGBUS, which Python cannot catch); Tantivy itself
-never changes a segment file once written.
+bit made Tantivy panic, or silently drop hits, before. Tantivy maps the segment files
+into memory, so one cut short under a process that has it open kills that process with
+SIGBUS when a search reads past its new end (Python cannot catch it); Tantivy itself never
+changes a segment file once written, so before each search the sizes of the files it
+reads are compared with those checked (a stat each, microseconds), and one changed is
+`KeywordsDamaged` too. What this leaves: a file cut short in the microseconds between
+that check and the search's reading of it.
 """
 
 import contextlib
@@ -29,6 +33,7 @@ import functools
 import json
 import logging
 import math
+import os
 import shutil
 import struct
 import zlib
@@ -49,6 +54,7 @@ _MARKER = 0
 FOOTER_MAGIC = 1337  # Tantivy's: a file ends with its footer (JSON), its length, this
 ChunkText = tuple[int, str, str]  # (chunk id, document title, chunk text)
 Checked = tuple[str, int, int]  # a file's name, size and modification time (ns)
+Sizes = dict[Path, int]  # the segment files of a commit, each with its size
 T = TypeVar("T")
 
 
@@ -76,14 +82,16 @@ def _guarded(method: Callable[..., T]) -> Callable[..., T]:
     return guarded
 
 
-def check_files(folder: Path, checked: set[Checked]) -> None:
+def check_files(folder: Path, checked: set[Checked]) -> Sizes:
     """KeywordsDamaged unless each file of the segments meta.json lists ends with Tantivy's
     footer and its CRC32; the files checked are added to `checked`, and those in it already
-    are skipped. A file a merge removed meanwhile is looked for again in the new meta.json."""
+    are skipped. A file a merge removed meanwhile is looked for again in the new meta.json.
+    Returns the size of each file."""
     for _ in range(3):
         try:
             segments = json.loads((folder / "meta.json").read_bytes())["segments"]
             prefixes = tuple(s["segment_id"].replace("-", "") + "." for s in segments)
+            sizes = {}
             for path in sorted(folder.iterdir()):
                 if path.name.startswith(prefixes):
                     status = path.stat()
@@ -91,12 +99,27 @@ def check_files(folder: Path, checked: set[Checked]) -> None:
                     if key not in checked:
                         _check_file(path)
                         checked.add(key)
-            return
+                    sizes[path] = status.st_size
+            return sizes
         except FileNotFoundError:
             continue
         except (KeyError, TypeError, AttributeError) as error:
             raise KeywordsDamaged(f"meta.json is not Tantivy's: {error!r}") from None
     raise KeywordsDamaged("its files kept vanishing while they were checked")
+
+
+def check_sizes(sizes: Sizes) -> None:
+    """KeywordsDamaged if a file of `sizes` is not of its size now (cut short under a
+    process that maps it). A file deleted is no damage: another process's merge deletes
+    the files it merged, and a deleted file stays whole while it is mapped."""
+    for path, size in sizes.items():
+        try:
+            now = os.stat(path).st_size
+        except FileNotFoundError:
+            continue
+        if now != size:
+            raise KeywordsDamaged(f"{path.name} changed size ({size:,} to {now:,} bytes) "
+                                  "while it was open")
 
 
 def _check_file(path: Path) -> None:
@@ -152,8 +175,9 @@ class KeywordIndex:
     @_guarded
     def __init__(self, folder: Path, reuse: bool) -> None:
         self._checked: set[Checked] = set()
+        self._sizes: Sizes = {}  # of the files the searcher reads
         if reuse and (folder / "meta.json").exists():
-            check_files(folder, self._checked)
+            self._sizes = check_files(folder, self._checked)
         self._index = tantivy.Index(_schema(), path=str(folder), reuse=reuse)
         self._folder = folder
         self._schema = self._index.schema
@@ -189,16 +213,17 @@ class KeywordIndex:
     @_guarded
     def reload(self) -> None:
         """See the last commit, of this process or another, once its files are checked."""
-        check_files(self._folder, self._checked)
+        sizes = check_files(self._folder, self._checked)
         self._index.reload()
         searcher = self._index.searcher()
-        self._searcher, self.stamp = searcher, self._stamp(searcher)
+        self._searcher, self.stamp, self._sizes = searcher, self._stamp(searcher), sizes
 
     @_guarded
     def search(self, text: str, k: int, only: Sequence[int] | None = None) -> list[int]:
         """Chunk ids, best BM25 first, of the passages holding any of the text's terms (but
         the common ones); only among the chunks `only`, if given."""
         searcher = self._searcher
+        check_sizes(self._sizes)
         terms = [term for term in dict.fromkeys(index_terms(text)) if term][:MAX_KEYWORDS]
         passages = searcher.num_docs - 1  # the marker is no passage
         held = {term: searcher.doc_freq("body", term) for term in terms}
