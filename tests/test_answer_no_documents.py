@@ -11,7 +11,7 @@ from qa.answer import NO_DOCUMENTS
 from qa.cli import main
 from tests.helpers import qa_serve
 from tests.test_mcp import _payload, _session
-from tests.test_ui import ask, browser, open_page  # noqa: F401  (browser: a fixture)
+from tests.test_ui import ask, open_page
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,7 @@ def test_an_mcp_client_is_told_no_documents_are_indexed_yet(empty_index):
 
 @pytest.mark.process
 @pytest.mark.browser
-def test_the_web_chat_says_no_documents_are_indexed_yet(empty_index, browser, tmp_path):  # noqa: F811
+def test_the_web_chat_says_no_documents_are_indexed_yet(empty_index, browser, tmp_path):
     with qa_serve(empty_index, tmp_path / "serve.log", timeout=180) as (url, _):
         page = open_page(browser, url)
         try:
