@@ -64,13 +64,14 @@ SERVER_USERS: Counter = Counter()  # per configuration, the modules yet to use i
 
 @contextmanager
 def seed_server(folder: Path, seed_index: Path, options: tuple, env: tuple) -> Iterator[dict]:
-    """`qa serve` over a copy of the seed index in `folder`: its url, port, pid, index folder
-    and Gradio cache folder (GRADIO_TEMP_DIR)."""
+    """`qa serve` over a copy of the seed index in `folder`: its url, port, pid, index folder,
+    Gradio cache folder (GRADIO_TEMP_DIR) and log."""
     index, cache = copy_index(seed_index, folder / "index"), folder / "gradio-cache"
     environment = {"GRADIO_TEMP_DIR": str(cache), **dict(env)}
-    with qa_serve(index, folder / "serve.log", *options, env=environment) as (url, process):
+    log = folder / "serve.log"
+    with qa_serve(index, log, *options, env=environment) as (url, process):
         yield {"url": url, "port": int(url.rsplit(":", 1)[1]), "pid": process.pid,
-               "index": index, "cache": cache}
+               "index": index, "cache": cache, "log": log}
 
 
 @pytest.fixture(scope="session")
