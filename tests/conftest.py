@@ -1,5 +1,7 @@
-"""Shared fixtures: the real model loaded once, an index of the seed article built once, and
-`qa serve` over a private copy of it. Helpers that are not fixtures are in tests/helpers.py."""
+"""Shared fixtures: the real model loaded once, an index of the seed article built once,
+`qa serve` over a copy of it (one per configuration, shared by the modules that ask for the
+same one) and Debian's chromium, started once per session. Helpers that are not fixtures
+are in tests/helpers.py."""
 
 import os
 import shutil
