@@ -303,7 +303,7 @@ def test_history_pairs_keep_the_last_turns_cut_and_refuse_what_is_not_pairs_of_t
     assert history_pairs(turns) == [("Why?", "Because [1]"), ("When?", "In 2022"),
                                     ("q" * 2_000, "a" * 20_000)]
     assert history_pairs(None) == history_pairs([]) == []
-    for bad in ("Who resigned?", [["Who resigned?"]], [["Who?", 1]], [{"question": "Who?"}],
+    for bad in ("Who resigned?", "", [["Who resigned?"]], [["Who?", 1]], [{"question": "Who?"}],
                 {"Who?": "Martinez"}):
         with pytest.raises(QAError, match=re.escape(NOT_HISTORY)):
             history_pairs(bad)

@@ -379,7 +379,7 @@ def history_pairs(history: Any) -> list[tuple[str, str]]:
     """The earlier turns a script sends to /ask, as Index.ask takes them: its last
     FOLLOW_UP_TURNS [question, answer] pairs, each question cut to MAX_QUESTION_CHARS and
     each answer to ANSWER_CHARS (QAError if it is not a list of such pairs)."""
-    turns = history or []
+    turns = [] if history is None else history
     if not isinstance(turns, list) or not all(
             isinstance(turn, list | tuple) and len(turn) == 2
             and all(isinstance(text, str) for text in turn) for turn in turns):
