@@ -425,8 +425,9 @@ def test_api_ask_takes_the_mode_and_describes_its_parameters(server):
 
     info = httpx.get(f"{server['url']}/gradio_api/info").json()["named_endpoints"]
     parameters = {p["parameter_name"]: p for p in info["/ask"]["parameters"]}
-    assert list(parameters) == ["question", "k", "mode", "collections", "documents"]
+    assert list(parameters) == ["question", "k", "mode", "collections", "documents", "history"]
     assert parameters["question"]["label"] == "question"
+    assert "[question, answer] pairs" in parameters["history"]["python_type"]["description"]
     assert "plain words" in parameters["question"]["python_type"]["description"]
     assert "extractive" in parameters["mode"]["python_type"]["description"]
     assert "best first" in info["/search"]["description"]
