@@ -1,7 +1,6 @@
 """An index that holds no documents yet says so, wherever a question is asked: the
 Python API, the CLI, MCP and the web chat (a real server and browser)."""
 
-import asyncio
 import json
 
 import pytest
@@ -10,8 +9,8 @@ from qa import Index
 from qa.answer import NO_DOCUMENTS
 from qa.cli import main
 from tests.helpers import qa_serve
-from tests.test_mcp import _payload, _session
-from tests.test_ui import ask, browser, open_page  # noqa: F401  (browser: a fixture)
+from tests.test_mcp import _payload, mcp_calls
+from tests.test_ui import ask, open_page
 
 
 @pytest.fixture(scope="module")
@@ -51,15 +50,14 @@ def test_once_documents_are_removed_the_cli_says_so_again(tmp_path, seed_copy, c
 
 @pytest.mark.process
 def test_an_mcp_client_is_told_no_documents_are_indexed_yet(empty_index):
-    _, (answer,) = asyncio.run(asyncio.wait_for(
-        _session(empty_index, [("ask", {"question": "Summarize the documents"})]), timeout=240))
+    _, (answer,) = mcp_calls(empty_index, [("ask", {"question": "Summarize the documents"})])
 
     assert _payload(answer)["answer"] == NO_DOCUMENTS
 
 
 @pytest.mark.process
 @pytest.mark.browser
-def test_the_web_chat_says_no_documents_are_indexed_yet(empty_index, browser, tmp_path):  # noqa: F811
+def test_the_web_chat_says_no_documents_are_indexed_yet(empty_index, browser, tmp_path):
     with qa_serve(empty_index, tmp_path / "serve.log", timeout=180) as (url, _):
         page = open_page(browser, url)
         try:

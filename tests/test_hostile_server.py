@@ -8,21 +8,18 @@ runs last, as it uses up this client's uploads for a minute.
 
 import json
 import socket
-import sqlite3
 import threading
 import time
 import uuid
-from contextlib import closing
 from pathlib import Path
 
 import httpx
 import pytest
 
-from qa.backends.sqlite import DATABASE, VECTORS
-from tests.helpers import qa_serve
 from tests.test_hostile_uploads import page_event
 from tests.test_ui import _event_index
 from ui import guard
+from ui.app import NOT_HISTORY
 
 pytestmark = pytest.mark.process
 
@@ -31,18 +28,8 @@ LIMIT_MB = 1  # --max-upload-mb: an upload request holds 10 MiB, the cache 20 Mi
 FAST = 5.0  # seconds: a search takes well under 1 s on an idle server
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory, seed_index_path):
-    folder = tmp_path_factory.mktemp("hostile-server")
-    index = folder / "index"
-    index.mkdir(mode=0o700)
-    with closing(sqlite3.connect(seed_index_path / DATABASE)) as db:
-        db.execute("VACUUM INTO ?", (str(index / DATABASE),))
-    (index / VECTORS).write_bytes((seed_index_path / VECTORS).read_bytes())
-    log, cache = folder / "serve.log", folder / "cache"
-    options = ("--max-upload-mb", str(LIMIT_MB), "--allowed-hosts", ALLOWED)
-    with qa_serve(index, log, *options, env={"GRADIO_TEMP_DIR": str(cache)}) as (url, _):
-        yield {"url": url, "port": int(url.rsplit(":", 1)[1]), "log": log, "cache": cache}
+# the `server` fixture's options: a server behind a proxy, with a small upload limit
+SERVE_OPTIONS = ("--max-upload-mb", str(LIMIT_MB), "--allowed-hosts", ALLOWED)
 
 
 def search(url: str, query: str = "resigned", **options) -> httpx.Response:
@@ -55,8 +42,8 @@ def seed_document(url: str) -> str:
     return search(url).json()["data"][0][0]["source"]
 
 
-def cached_files(served) -> list[Path]:
-    return [path for path in served["cache"].rglob("*") if path.is_file()]
+def cached_files(server) -> list[Path]:
+    return [path for path in server["cache"].rglob("*") if path.is_file()]
 
 
 def raw_request(port: int, head: str) -> str:
@@ -91,8 +78,8 @@ def chat_events(url: str) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("unit", ['<div class="qa-answer">', "<"])
-def test_a_500_kb_hostile_history_does_not_stall_the_server(served, unit):
-    url = served["url"]
+def test_a_500_kb_hostile_history_does_not_stall_the_server(server, unit):
+    url = server["url"]
     copy, chat = chat_events(url)
     session = uuid.uuid4().hex
     text = unit * (500_000 // len(unit))
@@ -121,10 +108,10 @@ def test_a_500_kb_hostile_history_does_not_stall_the_server(served, unit):
     [{"role": "user", "content": [{"type": "text", "text": "a"}] * 300_000}],  # 9.3 MB
     [{"role": "user", "content": "a"}] * 250_000,  # 8.5 MB
 ], ids=["300,000 parts", "250,000 messages"])
-def test_a_history_of_too_many_parts_is_refused_before_gradio_validates_it(served, history):
+def test_a_history_of_too_many_parts_is_refused_before_gradio_validates_it(server, history):
     """Gradio validates each part of a history before qa sees it, holding every route for
     seconds (benchmarks/hostile_server.py); the guard counts them first."""
-    url = served["url"]
+    url = server["url"]
     copy, _ = chat_events(url)
     body = json.dumps({"data": [history], "fn_index": copy, "session_hash": uuid.uuid4().hex})
     assert len(body) < guard.MAX_BODY_BYTES
@@ -137,13 +124,31 @@ def test_a_history_of_too_many_parts_is_refused_before_gradio_validates_it(serve
         "Refused: a request may hold at most 10,000 lists and objects (“{” and “[”): a chat "
         "history of about 1,000 messages.")
     assert search(url).json()["data"][0]
-    assert "Traceback" not in served["log"].read_text()
+    assert "Traceback" not in server["log"].read_text()
+
+
+def test_ask_takes_a_scripts_earlier_turns_as_text_and_refuses_anything_else(server):
+    """/ask's `history`: [question, answer] pairs of text; a 500 KB earlier answer is cut,
+    not read whole, and a history of anything else is one clear error."""
+    url, follow_up = server["url"], "How old is his son?"
+    history = [["Who is Mike Bonin?", "<" * 500_000]]
+    start = time.monotonic()
+    answered = httpx.post(f"{url}/gradio_api/run/ask", timeout=120, json={
+        "data": [follow_up, 5, "extractive", [], [], history]}).json()["data"][0]
+    seconds = time.monotonic() - start
+
+    assert "2-year-old" in answered["answer"] and seconds < FAST, (seconds, answered)
+    for bad in ("Who is Mike Bonin?", [["Who is Mike Bonin?"]], [[1, 2]]):
+        refused = httpx.post(f"{url}/gradio_api/run/ask", timeout=60, json={
+            "data": [follow_up, 5, "extractive", [], [], bad]}).json()
+        assert refused["error"] == NOT_HISTORY, bad
+    assert f"qa serve: /ask refused: {NOT_HISTORY}" in server["log"].read_text()
 
 
 # -- 3: remove and upload only from the app's own page ---------------------------------
 
-def test_another_site_sending_a_matching_forwarded_host_cannot_remove(served):
-    url, document = served["url"], seed_document(served["url"])
+def test_another_site_sending_a_matching_forwarded_host_cannot_remove(server):
+    url, document = server["url"], seed_document(server["url"])
     forged = {"origin": "http://evil.example", "x-forwarded-host": "evil.example"}
     status = page_event(url, "qa-documents", "click", [],
                         {"action": "remove", "document": document}, headers=forged)
@@ -152,8 +157,8 @@ def test_another_site_sending_a_matching_forwarded_host_cannot_remove(served):
     assert seed_document(url) == document
 
 
-def test_a_dns_rebinding_host_name_is_refused_and_removes_nothing(served):
-    url, port, document = served["url"], served["port"], seed_document(served["url"])
+def test_a_dns_rebinding_host_name_is_refused_and_removes_nothing(server):
+    url, port, document = server["url"], server["port"], seed_document(server["url"])
     rebound = {"host": f"rebind.evil.example:{port}", "origin": f"http://rebind.evil.example:{port}"}
     body = {"data": [], "fn_index": _event_index(url, "qa-documents", "click"),
             "session_hash": uuid.uuid4().hex,
@@ -168,8 +173,8 @@ def test_a_dns_rebinding_host_name_is_refused_and_removes_nothing(served):
     assert seed_document(url) == document
 
 
-def test_a_host_name_given_with_allowed_hosts_is_served(served):
-    response = httpx.get(served["url"], headers={"host": f"{ALLOWED}:{served['port']}"})
+def test_a_host_name_given_with_allowed_hosts_is_served(server):
+    response = httpx.get(server["url"], headers={"host": f"{ALLOWED}:{server['port']}"})
 
     assert response.status_code == 200 and "<gradio-app" in response.text
 
@@ -185,40 +190,40 @@ def upload(url: str, origin: str | None, count: int, size: int, fill: bytes = b"
 
 
 @pytest.mark.parametrize("origin", ["http://evil.example", None])
-def test_another_site_or_a_script_cannot_store_files_in_the_upload_cache(served, origin):
-    refused = upload(served["url"], origin, 10, 900_000)
+def test_another_site_or_a_script_cannot_store_files_in_the_upload_cache(server, origin):
+    refused = upload(server["url"], origin, 10, 900_000)
 
     assert refused.status_code == 403
     assert refused.text == "Refused: files can only be uploaded from this app's own page."
-    assert cached_files(served) == []
+    assert cached_files(server) == []
 
 
-def test_an_upload_request_over_its_limit_is_refused_before_its_body_is_read(served):
-    head = (f"POST /gradio_api/upload HTTP/1.1\nHost: 127.0.0.1:{served['port']}\n"
-            f"Origin: {served['url']}\nContent-Type: multipart/form-data; boundary=x\n"
+def test_an_upload_request_over_its_limit_is_refused_before_its_body_is_read(server):
+    head = (f"POST /gradio_api/upload HTTP/1.1\nHost: 127.0.0.1:{server['port']}\n"
+            f"Origin: {server['url']}\nContent-Type: multipart/form-data; boundary=x\n"
             f"Content-Length: {10 * LIMIT_MB * 2**20 + 1}")
 
-    assert raw_request(served["port"], head) == "HTTP/1.1 413 Request Entity Too Large"
-    assert cached_files(served) == []
+    assert raw_request(server["port"], head) == "HTTP/1.1 413 Request Entity Too Large"
+    assert cached_files(server) == []
 
 
-def test_uploads_stop_when_the_upload_cache_is_full(served):
-    url = served["url"]
+def test_uploads_stop_when_the_upload_cache_is_full(server):
+    url = server["url"]
     # 8 MB each, each different (Gradio stores equal files once); room for 20 MiB
     stored = [upload(url, url, 8, 1_000_000, fill) for fill in (b"a", b"b", b"c")]
 
     assert [r.status_code for r in stored] == [200, 200, 507]
     assert stored[2].text.startswith("Refused: the upload space is full")
     time.sleep(1)  # Gradio moves the files into place after it answers
-    assert sum(path.stat().st_size for path in cached_files(served)) == 16_000_000
-    for path in cached_files(served):  # as indexing the uploads would
+    assert sum(path.stat().st_size for path in cached_files(server)) == 16_000_000
+    for path in cached_files(server):  # as indexing the uploads would
         path.unlink()
 
 
 # -- bodies -----------------------------------------------------------------------------
 
-def test_a_body_over_the_limit_or_of_unknown_length_is_refused(served):
-    port = served["port"]
+def test_a_body_over_the_limit_or_of_unknown_length_is_refused(server):
+    port = server["port"]
     start = f"POST /gradio_api/run/search HTTP/1.1\nHost: 127.0.0.1:{port}\n"
     json_type = "Content-Type: application/json\n"
     too_big = f"{start}{json_type}Content-Length: {guard.MAX_BODY_BYTES + 1}"
@@ -226,7 +231,7 @@ def test_a_body_over_the_limit_or_of_unknown_length_is_refused(served):
 
     assert raw_request(port, too_big) == "HTTP/1.1 413 Request Entity Too Large"
     assert raw_request(port, chunked) == "HTTP/1.1 411 Length Required"
-    assert search(served["url"]).status_code == 200
+    assert search(server["url"]).status_code == 200
 
 
 # -- 9 and 11: questions that are not text, and user errors in the log -----------------
@@ -235,28 +240,28 @@ def test_a_body_over_the_limit_or_of_unknown_length_is_refused(served):
     ("ask", [12345, 5, "extractive"]), ("search", [12345, 5]), ("ask", [["a"], 5, "extractive"]),
     ("search", [{"q": 1}, 5]), ("search", [None, 5]), ("ask", ["   ", 5, "extractive"]),
 ])
-def test_a_question_that_is_not_text_gets_a_clear_error_and_no_traceback(served, endpoint, data):
-    response = httpx.post(f"{served['url']}/gradio_api/run/{endpoint}", json={"data": data},
+def test_a_question_that_is_not_text_gets_a_clear_error_and_no_traceback(server, endpoint, data):
+    response = httpx.post(f"{server['url']}/gradio_api/run/{endpoint}", json={"data": data},
                           timeout=60)
 
     expected = "The question is empty." if data[0] == "   " else "The question must be text."
     assert response.json()["error"] == expected
-    log = served["log"].read_text()
+    log = server["log"].read_text()
     assert f"qa serve: /{endpoint} refused: {expected}" in log
     assert "Traceback" not in log
 
 
 @pytest.mark.parametrize(("endpoint", "data", "expected"), [
     ("run/ask", [], "An event handler (ask) didn't receive enough input values "
-                    "(needed: 5, got: 0)."),
+                    "(needed: 6, got: 0)."),
     ("call/chat", ["Who resigned?", None, "abc", "extractive", "", [], []],
      "Could not preprocess input component at index 2 (a `slider` component)"),
     ("call/chat", ["Who resigned?", None, 5, 7, "", [], []],
      "Value: 7 (type: <class 'int'>) is not in"),
 ])
-def test_a_malformed_request_gets_gradios_message_and_no_traceback(served, endpoint, data,
+def test_a_malformed_request_gets_gradios_message_and_no_traceback(server, endpoint, data,
                                                                    expected):
-    url = served["url"]
+    url = server["url"]
     response = httpx.post(f"{url}/gradio_api/{endpoint}", json={"data": data}, timeout=60)
     if endpoint.startswith("call/"):
         event = response.json()["event_id"]
@@ -266,14 +271,14 @@ def test_a_malformed_request_gets_gradios_message_and_no_traceback(served, endpo
         error = response.json()["error"]
 
     assert expected in error
-    log = served["log"].read_text()
+    log = server["log"].read_text()
     assert f"refused: {error}" in log and "Traceback" not in log
 
 
 # -- last: the upload rate limit ---------------------------------------------------------
 
-def test_uploads_from_one_client_are_limited_per_minute(served):
-    url = served["url"]
+def test_uploads_from_one_client_are_limited_per_minute(server):
+    url = server["url"]
     statuses = [upload(url, url, 1, 10).status_code for _ in range(25)]
 
     allowed = guard.UPLOADS_PER_MINUTE.amount

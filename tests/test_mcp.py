@@ -7,6 +7,7 @@ import queue
 import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
 
@@ -33,6 +34,15 @@ async def _session(index: Path, calls: list[tuple[str, dict]]) -> tuple[list, li
     return tools, results
 
 
+def mcp_calls(index: Path, calls: list[tuple[str, dict]], timeout: float = 240) -> tuple:
+    """`qa mcp` over `index`, sent `calls` by the MCP client library: (its tools, the
+    results). In a thread of its own: the session's browser (playwright) holds the event
+    loop of the tests' thread."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(
+            lambda: asyncio.run(asyncio.wait_for(_session(index, calls), timeout))).result()
+
+
 def _payload(result) -> object:
     return json.loads(result.content[0].text)
 
@@ -45,9 +55,7 @@ def test_an_mcp_client_lists_the_tools_then_searches_and_asks(seed_index_path):
         ("ask", {"question": ""}),
         ("ask", {"question": "Who resigned?", "mode": "llm"}),
     ]
-    tools, (search, ask, unknown, empty, no_llm) = asyncio.run(
-        asyncio.wait_for(_session(seed_index_path, calls), timeout=240)
-    )
+    tools, (search, ask, unknown, empty, no_llm) = mcp_calls(seed_index_path, calls)
 
     described = {tool.name: tool for tool in tools}
     assert set(described) == {"search", "ask", "collections"}
@@ -75,7 +83,7 @@ def test_the_tools_refuse_a_bad_k_or_mode_with_the_librarys_message(seed_index_p
             ("ask", {"question": "Who has resigned?", "k": "3"}),
             ("search", {"query": "resigned", "mode": "bogus"})]
     good = [("search", {"query": "resigned", "k": 1000, "mode": "keyword"})]
-    tools, results = asyncio.run(asyncio.wait_for(_session(seed_index_path, bad + good), 240))
+    tools, results = mcp_calls(seed_index_path, bad + good)
 
     messages = [result.content[0].text for result in results[:-1]]
     assert all(result.is_error for result in results[:-1])
@@ -144,8 +152,8 @@ def test_the_tools_list_collections_and_answer_within_them_or_within_folders(tmp
              ("ask", {"question": "How many varieties of apples?", "collections": ["Nope"]}),
              ("search", {"query": "apples", "within": [str(tmp_path / "farm")]}),
              ("ask", {"question": "Who has resigned?", "within": [str(tmp_path / "farm")]})]
-    _, (listed, elsewhere, news, unknown, in_farm, not_in_farm) = asyncio.run(
-        asyncio.wait_for(_session(tmp_path / "index", calls), timeout=240))
+    _, (listed, elsewhere, news, unknown, in_farm, not_in_farm) = mcp_calls(
+        tmp_path / "index", calls)
 
     assert _payload(listed) == {"Farm": 1, "News": 1}
     assert "resigned" not in _payload(elsewhere)["answer"]

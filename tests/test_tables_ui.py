@@ -8,13 +8,13 @@ import pytest
 
 from tests.helpers import ENV, QA, ROOT, qa_serve
 from tests.test_tables import _offices_docx
-from tests.test_ui import ask, browser, open_page  # noqa: F401 (browser: a fixture)
+from tests.test_ui import ask, open_page
 
 pytestmark = [pytest.mark.process, pytest.mark.browser]
 
 
 @pytest.fixture
-def page(browser, tmp_path):  # noqa: F811
+def page(browser, tmp_path):
     """A page on `qa serve` over an index of one .docx holding a table of offices."""
     (tmp_path / "docs").mkdir()
     _offices_docx(tmp_path / "docs" / "offices.docx")

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_ui import (  # noqa: F401 - browser is a fixture
+from tests.test_ui import (
     PHONE,
     SEED,
     ask,
-    browser,
     document_row,
     open_page,
     screenshot,
@@ -26,13 +25,8 @@ LOW_CONTRAST_JS = (Path(__file__).parent / "low_contrast.js").read_text()
 MAX_TABS = 300
 
 
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("access-screenshots")
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_every_text_meets_aa_contrast(browser, server, scheme, shots, capsys):  # noqa: F811
+def test_every_text_meets_aa_contrast(browser, server, scheme, shots, capsys):
     page = open_page(browser, server["url"], color_scheme=scheme)
     try:
         ask(page, "Who has resigned?")
@@ -60,7 +54,7 @@ def outline(page) -> tuple[str, float]:
         return [s.outlineStyle, parseFloat(s.outlineWidth)]; }"""))
 
 
-def test_citations_and_controls_are_reached_by_tab_with_a_visible_focus(browser, server):  # noqa: F811
+def test_citations_and_controls_are_reached_by_tab_with_a_visible_focus(browser, server):
     page = open_page(browser, server["url"])
     try:
         ask(page, "Who has resigned?")
@@ -78,7 +72,7 @@ def test_citations_and_controls_are_reached_by_tab_with_a_visible_focus(browser,
         page.context.close()
 
 
-def test_the_api_dialog_takes_the_focus_and_gives_it_back(browser, server):  # noqa: F811
+def test_the_api_dialog_takes_the_focus_and_gives_it_back(browser, server):
     page = open_page(browser, server["url"])
     try:
         tab_to(page, "footer .show-api")
@@ -95,7 +89,7 @@ def test_the_api_dialog_takes_the_focus_and_gives_it_back(browser, server):  # n
 
 
 def test_a_phone_opens_at_the_top_keeps_file_names_whole_and_the_footer_clean(
-    browser, server, shots, capsys  # noqa: F811
+    browser, server, shots, capsys
 ):
     phone = open_page(browser, server["url"], viewport=PHONE, is_mobile=True, has_touch=True)
     try:
@@ -113,7 +107,7 @@ def test_a_phone_opens_at_the_top_keeps_file_names_whole_and_the_footer_clean(
 
 
 def test_a_preview_opens_under_its_row_and_closes_and_the_list_is_not_clipped(
-    browser, server  # noqa: F811
+    browser, server
 ):
     page = open_page(browser, server["url"])
     try:
@@ -133,7 +127,7 @@ def test_a_preview_opens_under_its_row_and_closes_and_the_list_is_not_clipped(
         page.context.close()
 
 
-def test_the_file_picker_offers_only_the_types_that_can_be_indexed(browser, server):  # noqa: F811
+def test_the_file_picker_offers_only_the_types_that_can_be_indexed(browser, server):
     page = open_page(browser, server["url"])
     try:
         page.wait_for_function(
@@ -146,7 +140,7 @@ def test_the_file_picker_offers_only_the_types_that_can_be_indexed(browser, serv
 
 
 def test_a_blank_question_makes_no_turn_and_examples_look_like_buttons(
-    browser, server  # noqa: F811
+    browser, server
 ):
     page = open_page(browser, server["url"])
     try:
@@ -162,13 +156,13 @@ def test_a_blank_question_makes_no_turn_and_examples_look_like_buttons(
         page.context.close()
 
 
-def test_the_server_log_says_where_the_chat_is_without_a_share_hint(server):  # noqa: F811
+def test_the_server_log_says_where_the_chat_is_without_a_share_hint(server):
     log = (server["index"].parent / "serve.log").read_text()
     assert f"qa serve: the chat is at {server['url']}/" in log
     assert "share=True" not in log
 
 
-def test_skip_to_the_question_is_the_first_tab_stop(browser, server):  # noqa: F811
+def test_skip_to_the_question_is_the_first_tab_stop(browser, server):
     page = open_page(browser, server["url"])
     try:
         page.evaluate("document.activeElement && document.activeElement.blur()")
@@ -184,7 +178,7 @@ def test_skip_to_the_question_is_the_first_tab_stop(browser, server):  # noqa: F
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_viewer_is_reached_by_keyboard_and_meets_aa_contrast(browser, server, scheme):  # noqa: F811
+def test_the_viewer_is_reached_by_keyboard_and_meets_aa_contrast(browser, server, scheme):
     page = open_page(browser, server["url"], color_scheme=scheme)
     try:
         ask(page, "Who has resigned?")

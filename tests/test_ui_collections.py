@@ -18,15 +18,13 @@ from playwright.sync_api import expect
 
 from qa.collections import Collections
 from tests.helpers import ENV, ROOT
-from tests.test_ui import (  # noqa: F401 - browser and shots are fixtures
+from tests.test_ui import (
     SEED,
     _event_index,
     ask,
-    browser,
     document_row,
     open_page,
     screenshot,
-    shots,
 )
 from tests.test_ui_access import LOW_CONTRAST_JS
 
@@ -37,7 +35,7 @@ NAME = "Port & Harbour's"  # user text: shown as typed, never as markup
 
 
 @pytest.fixture(scope="module")
-def page(browser, server):  # noqa: F811 - the fixture imported above
+def page(browser, server):
     page = open_page(browser, server["url"])
     page.click("#qa-collections-panel .label-wrap")
     yield page
@@ -150,7 +148,7 @@ def test_rename_keeps_the_question_scope_and_delete_asks_first(page):
 
 
 @pytest.mark.browser
-def test_ask_within_chosen_documents(page, shots, capsys):  # noqa: F811
+def test_ask_within_chosen_documents(page, shots, capsys):
     choose(page, "qa-scope-documents", "harbour.txt")
     answer = ask(page, "Who has resigned?")
     message = answer.locator("xpath=..")
@@ -229,7 +227,7 @@ def _indexed(server) -> list[str]:
 
 
 @pytest.mark.browser
-def test_the_collection_controls_are_readable_in_dark_mode(browser, server, shots,  # noqa: F811
+def test_the_collection_controls_are_readable_in_dark_mode(browser, server, shots,
                                                            capsys):
     dark = open_page(browser, server["url"], color_scheme="dark")
     try:

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.helpers import ENV, QA, ROOT, copy_index, free_port, qa_serve
-from tests.test_ui import ask, browser, open_page  # noqa: F401 - browser is a fixture
+from tests.test_ui import ask, open_page
 from ui.conversations import CONVERSATIONS, ConversationStore, new_id
 
 ANSWER = {"question": "Who?", "answer": "Martinez resigned. [1]", "found": True, "citations": [
@@ -38,11 +38,13 @@ def reopened(page) -> None:
 
 @pytest.mark.process
 @pytest.mark.browser
-def test_a_conversation_survives_a_restart_and_the_list_renames_searches_exports_deletes(
-    browser, index, tmp_path  # noqa: F811
-):
-    """One server restart, then the history list on the restarted server (one start
-    fewer than a server of its own)."""
+def test_a_conversation_and_an_ask_within_choice_survive_a_restart(browser, index, tmp_path):
+    """One restart for both: a conversation goes on where it was (the history list, Undo),
+    and another browser's conversation keeps the documents it asks within."""
+    from tests.test_ui import SEED
+    from tests.test_ui_collections import choose
+
+    within = f"Ask within: {SEED}"
     port = free_port()
     with qa_serve(index, tmp_path / "serve.log", port=port) as (url, _):
         page = open_page(browser, url)
@@ -52,12 +54,35 @@ def test_a_conversation_survives_a_restart_and_the_list_renames_searches_exports
         reopened(page)
         assert page.locator("#qa-chat .qa-answer").count() == 1
         assert "resigned" in page.inner_text("#qa-chat .qa-answer")
+
+        scoped = open_page(browser, url)  # another browser: a conversation of its own
+        scoped.click("#qa-scope .label-wrap")
+        choose(scoped, "qa-scope-documents", SEED)
+        scoped.wait_for_function(
+            "s => document.querySelector('#qa-scope').innerText.includes(s)", arg=within)
+        ask(scoped, "Who is Mike Bonin?")
+        scoped.reload()
+        scoped.wait_for_selector("#qa-chat .qa-sources")
+        expect(scoped.locator("#qa-scope .label-wrap")).to_contain_text(within)
     with qa_serve(index, tmp_path / "serve-again.log", port=port) as (url, _):
         reopened(page)
         assert page.locator("#qa-chat .qa-answer").count() == 1
-        assert listed(page) == ["Who has resigned?"]
+        assert listed(page) == ["Who is Mike Bonin?", "Who has resigned?"]
         assert "Who has resigned?" in page.inner_text("#qa-chat")
-        # and the conversation goes on where it was
+
+        scoped.reload()
+        scoped.wait_for_selector("#qa-chat .qa-sources", timeout=30_000)
+        expect(scoped.locator("#qa-scope .label-wrap")).to_contain_text(within)
+        scoped.click("#qa-scope .label-wrap")
+        expect(scoped.locator("#qa-scope-documents")).to_contain_text(SEED)  # chosen, not named
+        scoped.click("#qa-conv-new")  # another conversation: its own choice, none yet
+        expect(scoped.locator("#qa-scope .label-wrap")).to_contain_text(
+            "Ask within: all documents")
+        scoped.locator("#qa-conv-list .qa-conv-open").first.click()  # back to the scoped one
+        expect(scoped.locator("#qa-scope .label-wrap")).to_contain_text(within)
+        scoped.context.close()
+
+        # and the first conversation goes on where it was
         ask(page, "Where were protestors gathered?")
         reopened(page)
         assert page.locator("#qa-chat .qa-answer").count() == 2
@@ -69,40 +94,7 @@ def test_a_conversation_survives_a_restart_and_the_list_renames_searches_exports
         page.context.close()
 
 
-def scope_label(page) -> str:
-    return page.inner_text("#qa-scope .label-wrap")
-
-
-def test_the_ask_within_choice_stays_with_its_conversation(browser, index, tmp_path):  # noqa: F811
-    from tests.test_ui import SEED
-    from tests.test_ui_collections import choose
-
-    within = f"Ask within: {SEED}"
-    port = free_port()
-    with qa_serve(index, tmp_path / "serve.log", port=port) as (url, _):
-        page = open_page(browser, url)
-        page.click("#qa-scope .label-wrap")
-        choose(page, "qa-scope-documents", SEED)
-        page.wait_for_function("s => document.querySelector('#qa-scope').innerText.includes(s)",
-                               arg=within)
-        ask(page, "Who has resigned?")
-        page.reload()
-        page.wait_for_selector("#qa-chat .qa-sources")
-        expect(page.locator("#qa-scope .label-wrap")).to_contain_text(within)
-    with qa_serve(index, tmp_path / "serve-again.log", port=port) as (url, _):
-        page.reload()
-        page.wait_for_selector("#qa-chat .qa-sources", timeout=30_000)
-        expect(page.locator("#qa-scope .label-wrap")).to_contain_text(within)
-        page.click("#qa-scope .label-wrap")
-        expect(page.locator("#qa-scope-documents")).to_contain_text(SEED)  # chosen, not only named
-        page.click("#qa-conv-new")  # another conversation: its own choice, none yet
-        expect(page.locator("#qa-scope .label-wrap")).to_contain_text("Ask within: all documents")
-        page.locator("#qa-conv-list .qa-conv-open").first.click()  # back to the first
-        expect(page.locator("#qa-scope .label-wrap")).to_contain_text(within)
-        page.context.close()
-
-
-def test_an_answer_marked_wrong_is_kept_exported_and_asked_again(browser, index, tmp_path):  # noqa: F811
+def test_an_answer_marked_wrong_is_kept_exported_and_asked_again(browser, index, tmp_path):
     with qa_serve(index, tmp_path / "serve.log") as (url, _):
         page = open_page(browser, url)
         ask(page, "Who has resigned?")
@@ -130,7 +122,7 @@ def test_an_answer_marked_wrong_is_kept_exported_and_asked_again(browser, index,
 
 
 def test_history_list_renames_searches_exports_and_deletes_only_once_confirmed(
-    browser, index, tmp_path  # noqa: F811
+    browser, index, tmp_path
 ):
     with qa_serve(index, tmp_path / "serve.log") as (url, _):
         page = open_page(browser, url)

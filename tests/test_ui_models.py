@@ -13,7 +13,7 @@ from qa.llm_saved import SAVED_LLM
 from tests.helpers import copy_index, free_port, qa_serve, scripted_llm_server
 from tests.llm_server import KEY
 from tests.test_hostile_uploads import page_event
-from tests.test_ui import ask, browser, open_page  # noqa: F401 - browser is a fixture
+from tests.test_ui import ask, open_page
 from tests.test_ui_access import LOW_CONTRAST_JS, outline, tab_to
 
 pytestmark = pytest.mark.process
@@ -49,7 +49,7 @@ def never_shows_the_key(page, url: str) -> None:
 
 @pytest.mark.browser
 def test_a_model_is_found_tested_saved_used_and_kept_across_a_restart(
-    browser, scripted, seed_index_path, tmp_path  # noqa: F811
+    browser, scripted, seed_index_path, tmp_path
 ):
     index, port = copy_index(seed_index_path, tmp_path / "index"), free_port()
     logs = [tmp_path / "serve.log", tmp_path / "serve-again.log"]

@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-from qa import Citation, Hit
+from qa import Citation, Hit, QAError
 from ui import render, uploads
-from ui.app import build_app, exposure_warning, history_pairs, plain_text
+from ui.app import NOT_HISTORY, build_app, exposure_warning, history_pairs
 from ui.conversations import new_id
 
 DOC = "Intro line.\nThe council met. Martinez and Herrera have since resigned. More text follows."
@@ -296,16 +296,17 @@ def test_uploads_are_stored_inside_the_folder(tmp_path):
     assert stored.stat().st_mode & 0o777 == 0o600
 
 
-def test_history_pairs_take_the_answer_without_its_sources():
-    sources = render.sources_html([citation()], lambda source: DOC)
-    answer = render.answer_html("He resigned [1]") + sources
-    history = [
-        {"role": "user", "content": [{"type": "text", "text": "Who resigned?"}]},
-        {"role": "assistant", "content": [{"type": "text", "text": answer}]},
-        {"role": "user", "content": "Why?"},
-        {"role": "assistant", "content": render.answer_html("Because [1]")},
-    ]
-    assert history_pairs(history) == [("Who resigned?", "He resigned [1]"), ("Why?", "Because [1]")]
+def test_history_pairs_keep_the_last_turns_cut_and_refuse_what_is_not_pairs_of_text():
+    long_question, long_answer = "q" * 5_000, "a" * 50_000
+    turns = [["Who resigned?", "Martinez [1]"], ("Why?", "Because [1]"), ["When?", "In 2022"],
+             [long_question, long_answer]]
+    assert history_pairs(turns) == [("Why?", "Because [1]"), ("When?", "In 2022"),
+                                    ("q" * 2_000, "a" * 20_000)]
+    assert history_pairs(None) == history_pairs([]) == []
+    for bad in ("Who resigned?", "", [["Who resigned?"]], [["Who?", 1]], [{"question": "Who?"}],
+                {"Who?": "Martinez"}):
+        with pytest.raises(QAError, match=re.escape(NOT_HISTORY)):
+            history_pairs(bad)
 
 
 def test_an_answer_arrives_in_one_piece_with_its_sources(chat):
@@ -313,7 +314,7 @@ def test_an_answer_arrives_in_one_piece_with_its_sources(chat):
     assert len(shown) == 1 and "qa-sources" in shown[0] and "Copy answer" in visible(shown[0])
 
 
-def test_a_follow_up_reads_its_history_from_the_kept_conversation_else_from_the_client(
+def test_a_follow_up_reads_the_kept_conversation_in_the_chat_and_the_sent_turns_in_ask(
         tmp_path):
     from ui.app import ChatApp
 
@@ -327,21 +328,17 @@ def test_a_follow_up_reads_its_history_from_the_kept_conversation_else_from_the_
     app.index.add([docs])
     conversation = new_id()
     list(app.respond("Who is Doctor Watson?", [], 5, "extractive", conversation))
-    # what a client sends back as the history is its own: here it names someone else
+    # what the page sends back as the history is the client's: here it names someone else
     sent = [{"role": "user", "content": "Who is Captain Ahab?"},
             {"role": "assistant", "content": render.answer_html("Captain Ahab sails.")}]
     follow_up = "Where does his brother live?"
 
     kept = visible(list(app.respond(follow_up, sent, 5, "extractive", conversation))[-1])
-    api_call = visible(list(app.respond(follow_up, sent, 5, "extractive"))[-1])
+    script = app.ask(follow_up, history=[["Who is Captain Ahab?", "Captain Ahab sails."]])
 
     assert "Paris" in kept and "Boston" not in kept  # the turn the store kept: Watson
-    assert "Boston" in api_call and "Paris" not in api_call  # no conversation: as sent
+    assert "Boston" in script["answer"] and "Paris" not in script["answer"]  # the turns sent
     app.index.close()
-
-
-def test_plain_text_decodes_escaped_characters():
-    assert plain_text(render.answer_html("a < b & c [2]")) == "a < b & c [2]"
 
 
 def test_network_exposure_without_auth_warns():

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.helpers import ENV, QA, ROOT, qa_serve
-from tests.test_ui import PHONE, ask, browser, document_row, open_page  # noqa: F401 - a fixture
+from tests.test_ui import PHONE, ask, document_row, open_page
 
 pytestmark = [pytest.mark.process, pytest.mark.browser]
 
@@ -52,7 +52,7 @@ def make_documents(folder: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory, browser):  # noqa: F811
+def served(tmp_path_factory, browser):
     folder = tmp_path_factory.mktemp("viewer")
     make_documents(folder / "docs")
     (folder / "secret.txt").write_text("not indexed")
@@ -185,7 +185,7 @@ WORDS_BROKEN_JS = """(cells) => cells.flatMap((cell) => {
 
 
 def test_a_phone_shows_the_question_box_first_and_tables_scroll_instead_of_breaking_words(
-    served, browser  # noqa: F811
+    served, browser
 ):
     phone = open_page(browser, served["url"], viewport=PHONE, is_mobile=True, has_touch=True)
     try:

@@ -6,9 +6,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import functools
-import html
 import inspect
-import re
 import sys
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
@@ -40,10 +38,9 @@ CONCURRENCY = 16  # questions answered at once (the library lets them overlap)
 EXAMPLES = 3  # example questions offered, from the most recently indexed documents
 PHONE_WIDTH = 768  # below this many pixels the panels start folded
 CACHE_CLEANUP = (3600, 3600)  # Gradio's temporary files go after an hour
-HISTORY_MESSAGES = 2 * FOLLOW_UP_TURNS  # of a client's chat history, the only ones used
-MESSAGE_CHARS = 20_000  # of a history message's HTML read for its text (the answer is first)
-ANSWER_START = '<div class="qa-answer'  # render.answer_html's, in a script's history
+ANSWER_CHARS = 20_000  # of an earlier answer a script sends to /ask, the only ones read
 NOT_TEXT = "The question must be text."
+NOT_HISTORY = "The history must be a list of [question, answer] pairs of text."
 HERE = Path(__file__).parent
 CSS_PATH = HERE / "style.css"
 HEADER = (
@@ -99,7 +96,8 @@ class ChatApp:
         """Chat handler: the answer (an LLM's as it is written), then its checks and Sources,
         from within the collections and documents chosen (none: all); the turn is kept in
         the page's conversation, and the turns kept before it are what a follow-up refers
-        to (a script in no conversation sends its own `history`)."""
+        to. `history` (the messages shown, HTML) is only counted, never read: a script
+        asks follow-ups through /ask, with the earlier answers' text."""
         if not isinstance(message, str):
             yield render.answer_html(NOT_TEXT, found=False)
             return
@@ -107,10 +105,10 @@ class ChatApp:
             yield render.answer_html("Type a question about your documents.", found=False)
             return
         written, position = "", turns_before(history)
-        earlier = self.history.earlier(conversation, request, position)
+        earlier = self.history.earlier(conversation, request, position) or []
         try:
             response = self.index.ask_stream(  # k, mode and the scope: the library checks them
-                message, history=history_pairs(history) if earlier is None else earlier,
+                message, history=earlier,
                 k=cast(int, k), mode=cast(AnswerMode, mode), within=documents or None,
                 collections=collections)
             for piece in response:  # an LLM's answer, as it is written
@@ -131,6 +129,7 @@ class ChatApp:
     def ask(
         self, question: str, k: int = 5, mode: str = "extractive",
         collections: list[str] | None = None, documents: list[str] | None = None,
+        history: list[list[str]] | None = None,
     ) -> dict:
         """Answer a question from the indexed documents, citing the passages it quotes.
 
@@ -140,13 +139,15 @@ class ChatApp:
             mode: "extractive" quotes the documents; "llm" has the server's language model write the answer (only if one is configured).
             collections: answer only from the documents of these collections, by name (none or empty: from every document).
             documents: answer only from these documents, by path or file name as the documents list shows them (with collections: from the documents of either).
+            history: the earlier turns, oldest first, as [question, answer] pairs of text (an earlier result's question and answer), for a follow-up that refers back ("How old is his son?"); only the last 3 are read.
 
         Returns:
             {question, answer, found, citations: [{n, source, title, text, quote, start, end, page, score, similarity}]}
         """  # noqa: E501 - one line per parameter, as the API page reads them
         with user_errors("ask"):
-            return self.index.ask(text_only(question), k=k, mode=cast(AnswerMode, mode),
-                                  within=documents or None, collections=collections).to_dict()
+            return self.index.ask(text_only(question), history_pairs(history), k=k,
+                                  mode=cast(AnswerMode, mode), within=documents or None,
+                                  collections=collections).to_dict()
 
     def search(
         self, query: str, k: int = 5, collections: list[str] | None = None,
@@ -379,38 +380,16 @@ def turns_before(history: Any) -> int:
 
 
 def history_pairs(history: Any) -> list[tuple[str, str]]:
-    """The chat messages (OpenAI style) a follow-up can refer to, as (question, answer)
-    pairs for Index.ask, for a script that calls the chat with its own history (the page's
-    follow-ups read the kept conversation: `ConversationPanel.earlier`). It is cut to its
-    last messages, and each to its first MESSAGE_CHARS, before any of its text is read."""
-    recent = history[-HISTORY_MESSAGES:] if isinstance(history, list) else []
-    pairs: list[tuple[str, str]] = []
-    question = None
-    for message in recent:
-        if not isinstance(message, dict):
-            continue
-        text = plain_text(message.get("content"))
-        if message.get("role") == "user":
-            question = text[:MAX_QUESTION_CHARS]
-        elif question is not None:
-            pairs.append((question, text))
-            question = None
-    return pairs
-
-
-def plain_text(content: Any) -> str:
-    """The visible text of a message (at most MESSAGE_CHARS of its HTML): for an answer,
-    its text only (no notices, sources). Linear in the length, whatever the markup."""
-    parts = content if isinstance(content, list) else [content]
-    text = " ".join(
-        str((part.get("text") if isinstance(part, dict) else part) or "") for part in parts
-    )[:MESSAGE_CHARS]
-    start = text.find(ANSWER_START)
-    if start >= 0:
-        body = text.find(">", start) + 1
-        end = text.find("</div>", body)
-        text = text[body:end] if end >= 0 else text[body:]
-    return html.unescape(re.sub(r"<[^<>]*>", "", text.replace("<br>", "\n"))).strip()
+    """The earlier turns a script sends to /ask, as Index.ask takes them: its last
+    FOLLOW_UP_TURNS [question, answer] pairs, each question cut to MAX_QUESTION_CHARS and
+    each answer to ANSWER_CHARS (QAError if it is not a list of such pairs)."""
+    turns = [] if history is None else history
+    if not isinstance(turns, list) or not all(
+            isinstance(turn, list | tuple) and len(turn) == 2
+            and all(isinstance(text, str) for text in turn) for turn in turns):
+        raise QAError(NOT_HISTORY)
+    return [(question[:MAX_QUESTION_CHARS], answer[:ANSWER_CHARS])
+            for question, answer in turns[-FOLLOW_UP_TURNS:]]
 
 
 def build_app(
