@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from qa.backends.sqlite import DATABASE, VECTORS
+from qa.backends.sqlite import DATABASE
 from tests.helpers import qa_serve
 from tests.test_hostile_uploads import page_event
 from tests.test_ui import _event_index
@@ -38,7 +38,6 @@ def served(tmp_path_factory, seed_index_path):
     index.mkdir(mode=0o700)
     with closing(sqlite3.connect(seed_index_path / DATABASE)) as db:
         db.execute("VACUUM INTO ?", (str(index / DATABASE),))
-    (index / VECTORS).write_bytes((seed_index_path / VECTORS).read_bytes())
     log, cache = folder / "serve.log", folder / "cache"
     options = ("--max-upload-mb", str(LIMIT_MB), "--allowed-hosts", ALLOWED)
     with qa_serve(index, log, *options, env={"GRADIO_TEMP_DIR": str(cache)}) as (url, _):
