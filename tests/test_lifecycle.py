@@ -102,8 +102,8 @@ def test_a_rebuild_under_a_running_server_is_what_the_server_then_reads_and_writ
     assert [hit.source for hit in hits] == [str(docs / "harbour.txt")]
     assert _deleted_files_open(index_path) == [], "the old database is still held open"
     assert not server.ask(RESIGNED).found  # the seed article is no longer indexed
-    server.backend.flush()  # the server saves its vectors: they must be the new database's
-    assert _saved_vectors(index_path) == (_identity(index_path), 1)
+    server.backend.flush()  # an exact index is not saved: nor the old database's vectors
+    assert not (index_path / VECTORS).exists()
 
     upload = index_path / "uploads" / "orchard.txt"  # a web upload after the swap
     upload.parent.mkdir()
@@ -218,11 +218,10 @@ def _small_disk(folder: Path, megabytes: int):
 def _fill(disk: Path, leave: int) -> Path:
     """Fill the disk but for about `leave` bytes."""
     filler = disk / "filler"
-    with filler.open("wb") as file:
+    with filler.open("wb", buffering=0) as file:  # unbuffered: nothing left to flush at close
         try:
             while True:
-                file.write(bytes(1 << 16))
-                file.flush()
+                file.write(bytes(1 << 16))  # the last one may be written in part
         except OSError:
             pass
     size = filler.stat().st_size

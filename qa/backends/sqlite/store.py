@@ -41,6 +41,8 @@ from qa.errors import QAError
 
 log = logging.getLogger(__name__)
 SCHEMA_VERSION = 3  # of the tables below; a newer database is refused, never written
+# documents.text is UTF-8, zlib-compressed (text_blob); no comment in the SQL below, which
+# SQLite keeps and rewrites on ALTER TABLE
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS documents (
@@ -51,7 +53,7 @@ CREATE TABLE IF NOT EXISTS documents (
     size INTEGER NOT NULL,
     mtime REAL NOT NULL,
     indexed_at TEXT NOT NULL,
-    text BLOB NOT NULL,  -- UTF-8, zlib-compressed
+    text BLOB NOT NULL,
     page_starts TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS chunks (
