@@ -1,20 +1,19 @@
 """Store: the SQLite database that is the index's source of truth.
 
 It holds documents (path, content hash, size, mtime, extracted text, zlib-compressed),
-their chunks (char span, page, vector: a chunk's text is read from its document's,
-never copied), each chunk's sentences (span, vector) and a contentless FTS5 table
-(Porter stemming: its index, not a copy of the text): the term statistics answers weigh
-words by, and the keyword search when the derived keyword index cannot be used. Vectors
-are stored small, as no search needs more: a chunk's as float16 (the FAISS index holds
-the same values), a sentence's as int8 scaled to its largest component, unit length
-again when read. Chunk ids are never given twice, so an id in a derived index
-that is behind names that chunk or none. Every change is one transaction, so a crash
-leaves the previous state, and each bumps `generation`, which the derived vector and
-keyword indexes compare with their own to know whether they are stale. WAL mode lets
-readers search while a writer indexes. A database of an earlier schema (1: float32
-vectors, two more copies of the text, the chunks' and FTS5's; 2: the text uncompressed)
-is upgraded in place when first opened where it can be written,
-without re-embedding.
+their chunks (char span, page, vector: a chunk's text is read from its document's, never
+copied), each chunk's sentences (span, vector) and a contentless FTS5 table (Porter
+stemming: its index, not a copy of the text): the term statistics answers weigh words
+by, and the keyword search when the derived keyword index cannot be used. Vectors are
+stored small, as no search needs more: a chunk's as float16 (the FAISS index holds the
+same values), a sentence's as int8 scaled to its largest component, unit length again
+when read. Chunk ids are never given twice, so an id in a derived index that is behind
+names that chunk or none. Every change is one transaction, so a crash leaves the
+previous state, and each bumps `generation`, which the derived vector and keyword
+indexes compare with their own to know whether they are stale. WAL mode lets readers
+search while a writer indexes. A database of an earlier schema (1: float32 vectors, two
+more copies of the text, the chunks' and FTS5's; 2: the text uncompressed) is upgraded
+in place when first opened where it can be written, without re-embedding.
 """
 
 import functools
