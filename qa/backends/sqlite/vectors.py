@@ -6,12 +6,12 @@ float16 (a scalar quantizer of FAISS's), as SQLite stores it: the same values, a
 the memory of float32, so a search scores exactly the stored vectors.
 
 Only an approximate (IVF) index is saved: below APPROX_MIN vectors the exact index is
-built from SQLite whenever a process needs it, in about the time reading a file of it
-would take (benchmarks/stale_vectors.py), so the folder keeps no second copy of the
-vectors. The IVF index is saved as one file holding the identity of its database (a
-random id the database records once) and the store generation it reflects; a file that
-is missing, unreadable, of another database or of another generation is rebuilt from
-SQLite, never by re-embedding.
+built from SQLite whenever a process needs it (under a second and a half at 49,000
+vectors, about 1 s more than reading a file of it: benchmarks/stale_vectors.py), so the
+folder keeps no second copy of the vectors. The IVF index is saved as one file holding
+the identity of its database (a random id the database records once) and the store
+generation it reflects; a file that is missing, unreadable, of another database or of
+another generation is rebuilt from SQLite, never by re-embedding.
 """
 
 import logging
