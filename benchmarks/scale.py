@@ -47,7 +47,12 @@ from ann_choice import ClusteredSource  # noqa: E402
 from query import Stages, timed, with_embedder  # noqa: E402
 
 from qa.backends.sqlite import DATABASE, VECTORS  # noqa: E402
-from qa.backends.sqlite.store import Store, chunk_blob, sentence_blob  # noqa: E402
+from qa.backends.sqlite.store import (  # noqa: E402
+    Store,
+    chunk_blob,
+    sentence_blob,
+    text_blob,
+)
 from qa.backends.sqlite.vectors import APPROX_MIN, VectorIndex  # noqa: E402
 from qa.settings import DEFAULT_MODEL  # noqa: E402
 
@@ -128,9 +133,9 @@ def fill_store(store: Store, vectors: np.ndarray, text: Text, rng) -> list[np.nd
                                sentence_blob(sentence_vectors[j * SENTENCES + s]))
                               for s, (a, b) in enumerate(spans)]
                 offset += len(passage) + 1
-            documents.append((document_id, f"/synthetic/{document_id - 1}.txt", "\n".join(
-                passages[j][0] for j in range(first, min(first + CHUNKS_PER_DOCUMENT,
-                                                         len(passages))))))
+            documents.append((document_id, f"/synthetic/{document_id - 1}.txt", text_blob(
+                "\n".join(passages[j][0] for j in range(first, min(first + CHUNKS_PER_DOCUMENT,
+                                                                   len(passages)))))))
         with store.transaction() as db:
             db.executemany(
                 "INSERT INTO documents (id, path, title, sha256, size, mtime, indexed_at, text, "

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from qa import Index
-from qa.backends.sqlite.store import Store
+from qa.backends.sqlite.store import Store, chunk_blob, text_blob
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_ID = 1_000_000  # synthetic rows, clear of the seed article's
@@ -37,12 +37,12 @@ def add_documents(database: Path, documents: int, dim: int = 384) -> list[str]:
     with store.transaction() as db:
         db.executemany(
             "INSERT INTO documents (id, path, title, sha256, size, mtime, indexed_at, text, "
-            "page_starts) VALUES (?, ?, '', '', 0, 0, '', 'resigned', '[]')",
-            [(FIRST_ID + d, path) for d, path in enumerate(paths)])
+            "page_starts) VALUES (?, ?, '', '', 0, 0, '', ?, '[]')",
+            [(FIRST_ID + d, path, text_blob("resigned")) for d, path in enumerate(paths)])
         db.executemany(
-            "INSERT INTO chunks (id, document_id, ordinal, start_char, end_char, page, text, "
-            "vector) VALUES (?, ?, 0, 0, 8, NULL, 'resigned', ?)",
-            ((FIRST_ID + d, FIRST_ID + d, vectors[d].tobytes()) for d in range(documents)))
+            "INSERT INTO chunks (id, document_id, ordinal, start_char, end_char, page, vector) "
+            "VALUES (?, ?, 0, 0, 8, NULL, ?)",
+            ((FIRST_ID + d, FIRST_ID + d, chunk_blob(vectors[d])) for d in range(documents)))
     store.close()
     return paths
 

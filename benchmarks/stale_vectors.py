@@ -6,7 +6,8 @@ the generation without saving vectors.faiss: as a `qa index` killed before its
 end leaves it). Then a reader process runs several times, one after the other: it
 opens the index, gets its vector index (timed: loaded from vectors.faiss, or
 rebuilt from SQLite, which it logs) and answers a question, as `qa ask` does.
-Before readers saved what they rebuilt, every run rebuilt.
+Before readers saved what they rebuilt, every run rebuilt; below APPROX_MIN vectors
+(50,000) nothing is saved, so every run builds the exact index from SQLite.
 
     python benchmarks/stale_vectors.py --chunks 33000 --runs 3
 """
@@ -21,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from qa import Index
-from qa.backends.sqlite.store import Store
+from qa.backends.sqlite.store import Store, chunk_blob, text_blob
 
 ROOT = Path(__file__).resolve().parent.parent
 READER = """
@@ -44,12 +45,13 @@ def add_synthetic(database: Path, chunks: int, dim: int = 384) -> None:
     with store.transaction() as db:
         db.executemany(
             "INSERT INTO documents (id, path, title, sha256, size, mtime, indexed_at, text, "
-            "page_starts) VALUES (?, ?, '', '', 0, 0, '', '', '[]')",
-            [(FIRST_ID + d, f"/synthetic/{d}.txt") for d in range((chunks + 9) // 10)])
+            "page_starts) VALUES (?, ?, '', '', 0, 0, '', ?, '[]')",
+            [(FIRST_ID + d, f"/synthetic/{d}.txt", text_blob(""))
+             for d in range((chunks + 9) // 10)])
         db.executemany(
-            "INSERT INTO chunks (id, document_id, ordinal, start_char, end_char, page, text, "
-            "vector) VALUES (?, ?, ?, 0, 0, NULL, '', ?)",
-            ((FIRST_ID + i, FIRST_ID + i // 10, i % 10, vectors[i].tobytes())
+            "INSERT INTO chunks (id, document_id, ordinal, start_char, end_char, page, vector) "
+            "VALUES (?, ?, ?, 0, 0, NULL, ?)",
+            ((FIRST_ID + i, FIRST_ID + i // 10, i % 10, chunk_blob(vectors[i]))
              for i in range(chunks)))
     store.close()
 

@@ -50,15 +50,47 @@ def copy_index(source: Path, target: Path) -> Path:
     target.mkdir(mode=0o700, parents=True)
     with closing(sqlite3.connect(source / DATABASE)) as db:
         db.execute("VACUUM INTO ?", (str(target / DATABASE),))
-    shutil.copy(source / VECTORS, target / VECTORS)
+    if (source / VECTORS).exists():  # only an approximate vector index is saved
+        shutil.copy(source / VECTORS, target / VECTORS)
     return target
 
 
+def bulk_chunks(index_path: Path, documents: int, chunks: int) -> None:
+    """Documents of random unit vectors written through the Store (nothing to embed)."""
+    import numpy as np
+
+    from qa.backends import FileState
+    from qa.backends.sqlite.store import Store
+    from qa.chunking import Chunk
+    from qa.documents import Document
+
+    store = Store(index_path / DATABASE)
+    rng = np.random.default_rng(0)
+    for d in range(documents):
+        text = " ".join(f"Bulk passage {d}-{j}." for j in range(chunks))
+        spans, start = [], 0
+        for j in range(chunks):
+            end = start + len(f"Bulk passage {d}-{j}.")
+            spans.append(Chunk(j, text[start:end], start, end, None, ((start, end),)))
+            start = end + 1
+        vectors = rng.standard_normal((chunks, 384)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        store.put_document(Document(f"/elsewhere/bulk-{d}.txt", "", text),
+                           FileState(len(text), 0.0, str(d)), spans, vectors,
+                           [v[None, :] for v in vectors])
+    store.close()
+
+
 def faiss_ids(index) -> set[int]:
-    """The chunk ids the FAISS index of an open SQLite-backed `Index` holds."""
+    """The chunk ids the FAISS index (exact or IVF) of an open SQLite-backed `Index` holds."""
     import faiss
 
-    return set(faiss.vector_to_array(index.backend.vectors()._index.id_map).tolist())
+    vectors = index.backend.vectors()
+    if not vectors.approximate:
+        return set(faiss.vector_to_array(vectors._index.id_map).tolist())
+    lists = vectors._index.invlists
+    return {int(i) for n in range(lists.nlist) if (size := lists.list_size(n))
+            for i in faiss.rev_swig_ptr(lists.get_ids(n), size)}
 
 
 class QAProcess:

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from qa.backends.sqlite import DATABASE, VECTORS
+from qa.backends.sqlite import DATABASE
 from qa.cli import main
 from qa.llm_saved import SAVED_LLM
 from tests.helpers import SEED_FILE, free_port
@@ -245,7 +245,7 @@ def test_every_index_file_is_private_even_with_an_open_umask(tmp_path, seed_copy
         os.umask(previous)
 
     created = [index, *index.rglob("*")]
-    assert {p.name for p in created} >= {"index", DATABASE, VECTORS, "write.lock", "uploads",
+    assert {p.name for p in created} >= {"index", DATABASE, "write.lock", "uploads",
                                          "incoming.md"}
     for path in created:
         mode = stat.S_IMODE(path.lstat().st_mode)

@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import zlib
 from contextlib import closing
 from pathlib import Path
 
@@ -52,9 +53,10 @@ def _write_facts(folder: Path, numbers: range, prefix: str = "fact") -> None:
 
 def _chunk_texts(index_path: Path) -> dict[int, str]:
     with closing(sqlite3.connect(index_path / DATABASE)) as db:
-        return dict(db.execute(
-            "SELECT c.id, substr(d.text, c.start_char + 1, c.end_char - c.start_char) "
-            "FROM chunks c JOIN documents d ON d.id = c.document_id"))
+        return {chunk_id: zlib.decompress(text).decode()[start:end]  # stored compressed
+                for chunk_id, text, start, end in db.execute(
+                    "SELECT c.id, d.text, c.start_char, c.end_char "
+                    "FROM chunks c JOIN documents d ON d.id = c.document_id")}
 
 
 def test_sixteen_threads_ask_while_another_process_indexes(tmp_path, seed_index_path):

@@ -9,8 +9,9 @@ import pytest
 
 from qa import Index, QAError, Settings
 from qa.answer import question_terms
+from qa.backends.sqlite import vectors
 from qa.cli import main
-from tests.helpers import SEED_FILE
+from tests.helpers import SEED_FILE, bulk_chunks
 
 HARBOUR = "The harbour of Port Ellen reopened after the storm of 1998 damaged its piers."
 ORCHARD = "The orchard at Kelso grows forty varieties of heritage apples."
@@ -84,9 +85,13 @@ def test_remove_really_removes_the_vectors(tmp_path, seed_copy):
 
 
 def test_a_vector_whose_chunk_is_gone_is_warned_about_counted_and_dropped(
-        tmp_path, seed_copy, caplog, capsys):
+        tmp_path, seed_copy, caplog, capsys, monkeypatch):
+    # only an approximate vector index is saved, and so can hold a vector whose chunk is gone
+    monkeypatch.setattr(vectors, "APPROX_MIN", 1_000)
     (seed_copy / "orchard.md").write_text(ORCHARD)
     Index.build([seed_copy], tmp_path / "index").close()
+    bulk_chunks(tmp_path / "index", documents=2, chunks=600)
+    Index.open(tmp_path / "index").backend.flush()
     with closing(sqlite3.connect(tmp_path / "index" / "index.sqlite3")) as db, db:
         db.execute("PRAGMA foreign_keys = ON")  # a removal behind the vector index's back
         db.execute("DELETE FROM documents WHERE path = ?", (str(seed_copy / "orchard.md"),))
@@ -94,10 +99,9 @@ def test_a_vector_whose_chunk_is_gone_is_warned_about_counted_and_dropped(
     assert "vectors (1 stale: with no chunk)" in capsys.readouterr().out
 
     with closing(Index.open(tmp_path / "index")) as index:
-        chunks = index.counts()["chunks"]
-        hits = index.search("heritage apples orchard Kelso", k=chunks + 1, mode="dense")
+        hits = index.search("heritage apples orchard Kelso", k=20, mode="dense")
 
-        assert len(hits) == chunks
+        assert hits and str(seed_copy / "orchard.md") not in _sources(hits)
         assert "1 passage(s) found by the search are not stored" in caplog.text
         assert index.counts()["stale_vectors"] == 0
     assert main(["docs", "--stats", "--json", "--index", str(tmp_path / "index")]) == 0
@@ -165,16 +169,6 @@ def test_the_rebuild_that_message_advises_switches_the_model(tmp_path, seed_inde
 def test_opening_a_missing_index_says_how_to_create_one(tmp_path):
     with pytest.raises(QAError, match="no index at .*qa index"):
         Index.open(tmp_path / "nothing")
-
-
-def test_a_missing_vector_file_is_rebuilt_from_the_database(tmp_path, seed_index_path):
-    copy = tmp_path / "index"
-    shutil.copytree(seed_index_path, copy)
-    (copy / "vectors.faiss").unlink()
-
-    hits = Index.open(copy).search("Who has resigned over the recording?", mode="dense")
-
-    assert hits and hits[0].source == str(SEED_FILE)
 
 
 def test_cli_index_ask_search_docs_remove(tmp_path, seed_copy, capsys):

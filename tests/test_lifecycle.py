@@ -22,10 +22,10 @@ import numpy as np
 import pytest
 
 from qa import Index, QAError
-from qa.backends.sqlite import DATABASE, VECTORS
+from qa.backends.sqlite import DATABASE, VECTORS, vectors
 from qa.backends.sqlite.store import SCHEMA_VERSION, Store
 from qa.locking import write_lock
-from tests.helpers import ENV, QA, SEED_FILE, copy_index, faiss_ids
+from tests.helpers import ENV, QA, SEED_FILE, bulk_chunks, copy_index, faiss_ids
 
 HARBOUR = "The harbour of Port Ellen reopened after the storm of 1998 damaged its piers."
 ORCHARD = "The orchard at Kelso grows forty varieties of heritage apples."
@@ -102,8 +102,8 @@ def test_a_rebuild_under_a_running_server_is_what_the_server_then_reads_and_writ
     assert [hit.source for hit in hits] == [str(docs / "harbour.txt")]
     assert _deleted_files_open(index_path) == [], "the old database is still held open"
     assert not server.ask(RESIGNED).found  # the seed article is no longer indexed
-    server.backend.flush()  # the server saves its vectors: they must be the new database's
-    assert _saved_vectors(index_path) == (_identity(index_path), 1)
+    server.backend.flush()  # an exact index is not saved: nor the old database's vectors
+    assert not (index_path / VECTORS).exists()
 
     upload = index_path / "uploads" / "orchard.txt"  # a web upload after the swap
     upload.parent.mkdir()
@@ -128,12 +128,16 @@ def test_a_call_the_swap_catches_between_its_queries_says_to_try_again(tmp_path,
         store.generation()
 
 
-def test_a_vector_file_of_another_database_is_never_used(tmp_path, seed_index_path):
-    """A vector file copied from another index with the same generation is rebuilt."""
+def test_a_vector_file_of_another_database_is_never_used(tmp_path, monkeypatch):
+    """A vector file of another index, saved at the same generation, is rebuilt."""
     index_path = tmp_path / "index"
     Index.build([_write(tmp_path / "docs" / "harbour.txt", HARBOUR)], index_path).close()
-    assert _generation(index_path) == _generation(seed_index_path)
-    shutil.copy(seed_index_path / VECTORS, index_path / VECTORS)
+    monkeypatch.setattr(vectors, "APPROX_MIN", 1_000)  # only an approximate index is saved
+    rng = np.random.default_rng(0)
+    other = rng.standard_normal((2_000, 384)).astype(np.float32)
+    other /= np.linalg.norm(other, axis=1, keepdims=True)
+    saved = vectors.VectorIndex.build(384, [(np.arange(1, 2_001), other)])
+    saved.save(index_path / VECTORS, "another database", _generation(index_path))
 
     index = Index.open(index_path)
     hits = index.search("Who has resigned over the recording?", mode="dense")
@@ -214,11 +218,10 @@ def _small_disk(folder: Path, megabytes: int):
 def _fill(disk: Path, leave: int) -> Path:
     """Fill the disk but for about `leave` bytes."""
     filler = disk / "filler"
-    with filler.open("wb") as file:
+    with filler.open("wb", buffering=0) as file:  # unbuffered: nothing left to flush at close
         try:
             while True:
-                file.write(bytes(1 << 16))
-                file.flush()
+                file.write(bytes(1 << 16))  # the last one may be written in part
         except OSError:
             pass
     size = filler.stat().st_size
@@ -226,39 +229,15 @@ def _fill(disk: Path, leave: int) -> Path:
     return filler
 
 
-def _bulk_chunks(index_path: Path, documents: int, chunks: int) -> None:
-    """Documents of random unit vectors written through the Store (nothing to embed)."""
-    import numpy as np
-
-    from qa.backends import FileState
-    from qa.chunking import Chunk
-    from qa.documents import Document
-
-    store = Store(index_path / DATABASE)
-    rng = np.random.default_rng(0)
-    for d in range(documents):
-        text = " ".join(f"Bulk passage {d}-{j}." for j in range(chunks))
-        spans, start = [], 0
-        for j in range(chunks):
-            end = start + len(f"Bulk passage {d}-{j}.")
-            spans.append(Chunk(j, text[start:end], start, end, None, ((start, end),)))
-            start = end + 1
-        vectors = rng.standard_normal((chunks, 384)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        store.put_document(Document(f"/elsewhere/bulk-{d}.txt", "", text),
-                           FileState(len(text), 0.0, str(d)), spans, vectors,
-                           [v[None, :] for v in vectors])
-    store.close()
-
-
 @pytest.mark.process
-def test_a_full_disk_is_one_line_and_loses_nothing(tmp_path, seed_index_path):
+def test_a_full_disk_is_one_line_and_loses_nothing(tmp_path, seed_index_path, monkeypatch):
     big = _write(tmp_path / "more" / "long.txt",
                  " ".join(f"Line {i} of the long report on the lighthouse keepers." for i in
                           range(300)))  # its sentences' vectors: 0.5 MB
     with _small_disk(tmp_path / "disk", 16) as disk:
         index_path = copy_index(seed_index_path, disk / "index")
-        _bulk_chunks(index_path, documents=2, chunks=600)  # a 1.9 MB vector file
+        bulk_chunks(index_path, documents=2, chunks=600)  # a 1.1 MB vector file, once
+        monkeypatch.setattr(vectors, "APPROX_MIN", 1_000)  # approximate: only that is saved
         Index.open(index_path).backend.flush()
         before = _qa("--index", str(index_path), "docs").stdout
         filler = _fill(disk, leave=64 << 10)
@@ -430,41 +409,55 @@ def test_an_unversioned_index_of_this_layout_is_stamped_and_another_is_refused(
         Index.open(index_path)
 
 
-SCHEMA1_INDEX = Path(__file__).parent / "data" / "schema1-index"  # built by qa at 83bfaf7
+OLD_INDEXES = {  # the same two documents, indexed by the qa of each earlier schema
+    1: Path(__file__).parent / "data" / "schema1-index",  # built by qa at 83bfaf7
+    2: Path(__file__).parent / "data" / "schema2-index",  # built by qa at 5a32e8d
+}
 
 
-def _schema1_copy(target: Path) -> Path:
-    """A copy of an index the previous qa built (schema 1: float32 vectors, an FTS5 table
-    holding its own copy of the text; its vector file of that format too)."""
-    shutil.copytree(SCHEMA1_INDEX, target)
+def _old_copy(schema: int, target: Path) -> Path:
+    """A copy of an index an earlier qa built (schema 1: float32 vectors, an FTS5 table
+    holding its own copy of the text; schema 2: the text uncompressed; the vector file of
+    each one's format too)."""
+    shutil.copytree(OLD_INDEXES[schema], target)
     target.chmod(0o700)
     return target
 
 
-def test_an_index_of_the_previous_schema_is_upgraded_in_place_and_answers(tmp_path, caplog):
-    index_path = _schema1_copy(tmp_path / "old")
+@pytest.mark.parametrize("schema", sorted(OLD_INDEXES))
+def test_an_index_of_an_earlier_schema_is_upgraded_in_place_and_answers(
+    tmp_path, caplog, schema
+):
+    index_path = _old_copy(schema, tmp_path / "old")
+    old_kind = {1: np.float32, 2: np.float16}[schema]
     with closing(sqlite3.connect(index_path / DATABASE)) as db:
-        old = dict(db.execute("SELECT id, vector FROM chunks"))
+        old = {i: np.frombuffer(blob, old_kind)
+               for i, blob in db.execute("SELECT id, vector FROM chunks")}
+        texts = dict(db.execute("SELECT path, text FROM documents"))
     caplog.set_level(logging.INFO, logger="qa")
 
     index = Index.open(index_path)
     answer = index.ask("When did the storm damage the piers of Port Ellen?")
     apples = index.search("heritage apples", mode="keyword")
     near = index.search("a tree planted two centuries ago", mode="dense")
+    kept = {path: index.backend.document_text(path) for path in texts}
     index.close()
 
     assert answer.found and "1998" in answer.text
     assert apples[0].title == near[0].title == "Kelso orchard"
+    assert kept == texts
     upgrades = [r for r in caplog.records if "upgrading the index database" in r.getMessage()]
     assert len(upgrades) == 1
     assert _meta(index_path)["schema"] == str(SCHEMA_VERSION)
     with closing(sqlite3.connect(index_path / DATABASE)) as db:
         new = dict(db.execute("SELECT id, vector FROM chunks"))
         sentences = {len(blob) for (blob,) in db.execute("SELECT vector FROM sentences")}
+        stored = dict(db.execute("SELECT path, length(text) FROM documents"))
     assert new.keys() == old.keys() and sentences == {384}
+    assert all(stored[path] < len(text) for path, text in texts.items())  # compressed
     for chunk_id, blob in new.items():  # the same vectors, stored small: not re-embedded
-        assert np.allclose(np.frombuffer(blob, np.float16),
-                           np.frombuffer(old[chunk_id], np.float32), atol=1e-3)
+        assert np.allclose(np.frombuffer(blob, np.float16), old[chunk_id], atol=1e-3)
+    assert not (index_path / VECTORS).exists()  # an exact index is built, not saved
     caplog.clear()
     Index.open(index_path).close()
     assert not any("upgrading" in r.getMessage() for r in caplog.records)
@@ -472,7 +465,7 @@ def test_an_index_of_the_previous_schema_is_upgraded_in_place_and_answers(tmp_pa
 
 @pytest.mark.process
 def test_an_index_of_the_previous_schema_that_cannot_be_written_is_one_line(tmp_path):
-    index_path = _schema1_copy(tmp_path / "old")
+    index_path = _old_copy(2, tmp_path / "old")
     for path in (index_path, *index_path.iterdir()):
         os.chown(path, 65534, 65534)
         path.chmod(0o755 if path.is_dir() else 0o644)
@@ -482,7 +475,7 @@ def test_an_index_of_the_previous_schema_that_cannot_be_written_is_one_line(tmp_
                preexec_fn=_without_root_powers)
 
     _one_line_error(done, f"the index database {index_path / DATABASE} was written by an "
-                          "older qa (schema 1); open it once where it can be written")
+                          "older qa (schema 2); open it once where it can be written")
     assert (index_path / DATABASE).read_bytes() == before
 
 
@@ -495,33 +488,59 @@ def _stale_vectors(index_path: Path) -> None:
     store.close()
 
 
-@pytest.mark.process
+@pytest.fixture
+def approximate_copy(tmp_path, seed_index_path, monkeypatch) -> Path:
+    """A copy of the seed index with 1,200 chunks more, its vector index approximate (from
+    1,000 vectors on, in these tests) and saved, then made stale by a write."""
+    monkeypatch.setattr(vectors, "APPROX_MIN", 1_000)
+    index_path = copy_index(seed_index_path, tmp_path / "index")
+    bulk_chunks(index_path, documents=2, chunks=600)
+    Index.open(index_path).backend.flush()
+    assert (index_path / VECTORS).exists()
+    _stale_vectors(index_path)
+    return index_path
+
+
+def _asked(index_path: Path, caplog) -> tuple[bool, bool]:
+    """(whether a reader, opening the index, rebuilt its vector index; found an answer)."""
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="qa"):
+        index = Index.open(index_path)
+        found = "Martinez and Herrera" in index.ask(RESIGNED).text
+        index.close()
+    return any("rebuilt the vector index" in r.getMessage() for r in caplog.records), found
+
+
 def test_a_reader_saves_the_vectors_it_rebuilt_so_the_next_one_need_not(
-    tmp_path, seed_index_path
+    approximate_copy, caplog
 ):
-    index_path = copy_index(seed_index_path, tmp_path / "index")
-    _stale_vectors(index_path)
-    ask = ("--index", str(index_path), "-v", "ask", RESIGNED)
+    first, second = _asked(approximate_copy, caplog), _asked(approximate_copy, caplog)
 
-    first, second = _qa(*ask), _qa(*ask)
-
-    assert "rebuilt the vector index from the database" in first.stderr
-    assert _saved_vectors(index_path) == (_identity(index_path), _generation(index_path))
-    assert second.returncode == 0 and "Martinez and Herrera" in second.stdout
-    assert "rebuilt the vector index" not in second.stderr
+    assert first == (True, True)
+    assert _saved_vectors(approximate_copy) == (_identity(approximate_copy),
+                                                _generation(approximate_copy))
+    assert second == (False, True)
 
 
-@pytest.mark.process
 def test_a_reader_does_not_save_vectors_while_a_writer_holds_the_index(
-    tmp_path, seed_index_path
+    approximate_copy, caplog
+):
+    before = (approximate_copy / VECTORS).read_bytes()
+
+    with write_lock(approximate_copy):  # a writer, in this process
+        asked = _asked(approximate_copy, caplog)
+
+    assert asked == (True, True)
+    assert (approximate_copy / VECTORS).read_bytes() == before
+
+
+def test_an_exact_vector_index_is_never_saved_but_built_by_each_reader(
+    tmp_path, seed_index_path, caplog
 ):
     index_path = copy_index(seed_index_path, tmp_path / "index")
-    _stale_vectors(index_path)
-    before = (index_path / VECTORS).read_bytes()
+    assert not (index_path / VECTORS).exists()  # as the seed index was built
 
-    with write_lock(index_path):  # a writer, in this process
-        asked = _qa("--index", str(index_path), "-v", "ask", RESIGNED)
+    first, second = _asked(index_path, caplog), _asked(index_path, caplog)
 
-    assert asked.returncode == 0 and "Martinez and Herrera" in asked.stdout, asked.stderr
-    assert "rebuilt the vector index from the database" in asked.stderr
-    assert (index_path / VECTORS).read_bytes() == before
+    assert first == second == (True, True)
+    assert not (index_path / VECTORS).exists()

@@ -6,10 +6,12 @@ transaction bumps a generation number, and each index records the database's
 identity and the generation it reflects.
 
 The in-memory FAISS index is kept in step with each write (under one lock, so no
-search sees one without the other) and saved beside the database. Readers in other
+search sees one without the other) and, if approximate (from APPROX_MIN vectors on),
+saved beside the database; an exact one is not saved (it is built from the database in
+under a second and a half) and an older file of it is deleted. Readers in other
 processes see a newer generation and reload or rebuild it from the stored vectors,
-never by re-embedding; a reader that rebuilt it saves it for the next one, if no
-writer holds the index's lock at that moment.
+never by re-embedding; a reader that rebuilt an approximate one saves it for the next
+one, if no writer holds the index's lock at that moment.
 
 The Tantivy index (the folder `keywords`) gets each write's changes too, and
 commits them, with the generation they bring it to, at `flush` (the end of an
@@ -194,11 +196,19 @@ class SQLiteBackend:
             return
         try:
             if (store.identity, store.generation()) == current:
-                vectors.save(self.folder / VECTORS, *current)
+                self._save(vectors, current)
         except OSError as error:
             log.info("could not save the vector index (%s)", error.strerror or error)
         finally:
             lock.release()
+
+    def _save(self, vectors: VectorIndex, current: tuple[str, int]) -> None:
+        """Save an approximate index (the caller holds the index's lock); delete the file of
+        an exact one, which would be older than the database and is no longer needed."""
+        if vectors.approximate:
+            vectors.save(self.folder / VECTORS, *current)
+        else:
+            (self.folder / VECTORS).unlink(missing_ok=True)
 
     def _keywords_in_step(self, store: Store) -> KeywordIndex | None:
         """The keyword index if it shows the database as it is now: reloaded, or rebuilt if
@@ -300,7 +310,7 @@ class SQLiteBackend:
         with self._lock:
             vectors = self.vectors()
             try:
-                vectors.save(self.folder / VECTORS, *self._vectors_of)
+                self._save(vectors, self._vectors_of)
             except OSError as error:
                 log.warning("could not save the vector index %s (%s); it is rebuilt from the "
                             "database when next needed", self.folder / VECTORS,

@@ -3,11 +3,15 @@
 Vectors are L2-normalised, so inner product (METRIC_INNER_PRODUCT) is cosine
 similarity. FAISS ids are the chunks' row ids in SQLite. The index holds each vector as
 float16 (a scalar quantizer of FAISS's), as SQLite stores it: the same values, at half
-the size of float32, so a search scores exactly the stored vectors. The index is saved as
-one file holding the identity of its database (a random id the database records
-once) and the store generation it reflects; a file that is missing, unreadable,
-of another database or of another generation is rebuilt from SQLite, never by
-re-embedding.
+the memory of float32, so a search scores exactly the stored vectors.
+
+Only an approximate (IVF) index is saved: below APPROX_MIN vectors the exact index is
+built from SQLite whenever a process needs it (under a second and a half at 49,000
+vectors, about 1 s more than reading a file of it: benchmarks/stale_vectors.py), so the
+folder keeps no second copy of the vectors. The IVF index is saved as one file holding
+the identity of its database (a random id the database records once) and the store
+generation it reflects; a file that is missing, unreadable, of another database or of
+another generation is rebuilt from SQLite, never by re-embedding.
 """
 
 import logging
@@ -90,6 +94,11 @@ class VectorIndex:
     def __len__(self) -> int:
         return int(self._index.ntotal)
 
+    @property
+    def approximate(self) -> bool:
+        """Whether this is an IVF index, the kind worth saving."""
+        return not isinstance(self._index, _faiss().IndexIDMap2)
+
     def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
         if len(ids):
             vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(ids), self.dim)
@@ -133,8 +142,9 @@ class VectorIndex:
     def load(
         cls, path: Path, dim: int, identity: str, generation: int
     ) -> "VectorIndex | None":
-        """The saved index if it is readable and reflects `generation` of the database
-        `identity`, else None."""
+        """The saved index if it is readable, approximate and reflects `generation` of the
+        database `identity`, else None (an exact index's file, which an earlier qa saved,
+        is as fast to build again, and then deleted)."""
         try:
             raw = path.read_bytes()
             magic, saved_identity, saved, checksum = _HEADER.unpack_from(raw)
@@ -157,4 +167,5 @@ class VectorIndex:
             log.warning("vector index %s is unreadable (%s); rebuilding it from the database",
                         path, error)
             return None
-        return cls(dim, index) if index.d == dim else None
+        loaded = cls(dim, index)
+        return loaded if index.d == dim and loaded.approximate else None
