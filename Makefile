@@ -22,9 +22,11 @@ $(VENV)/.installed: pyproject.toml
 check: lint
 	$(PY) -m pytest -q -p no:cacheprovider -m "not browser and not process and not milvus and not ray and not slow and not heavy"
 
-# Everything but the `slow` tests that need the full benchmark data (see pyproject.toml)
+# Everything but the `slow` tests that need the full benchmark data (see pyproject.toml),
+# on two workers (one per core), each module on one worker (module fixtures stay shared):
+# most of the suite waits on `qa` processes, servers and the browser, one core at a time
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadfile
 
 index: setup
 	$(VENV)/bin/qa index seeds/

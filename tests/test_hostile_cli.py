@@ -57,7 +57,8 @@ def test_ctrl_c_during_qa_index_is_one_line_and_the_index_stays_whole(tmp_path):
             f"Note {n}.{line}: the harbour master counted {line} boats at the quay.\n"
             for line in range(LINES)))
     process = subprocess.Popen([*QA, "--index", str(index), "index", str(docs)], cwd=ROOT,
-                               env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=_interruptible)
     printed: list[bytes] = []  # stderr as it comes
     reader = threading.Thread(target=lambda: printed.extend(
         iter(lambda: process.stderr.read1(4096), b"")))  # type: ignore[union-attr]
@@ -82,6 +83,12 @@ def test_ctrl_c_during_qa_index_is_one_line_and_the_index_stays_whole(tmp_path):
     listed = subprocess.run([*QA, "--index", str(index), "docs"], cwd=ROOT, env=ENV,
                             capture_output=True, text=True, timeout=120)
     assert listed.stdout.count("note-") == NOTES
+
+
+def _interruptible() -> None:
+    """In the child: Ctrl-C as at a terminal (a pytest-xdist worker ignores SIGINT, and an
+    ignored signal stays ignored in the processes it starts)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 EMBEDDED = re.compile(rb"embedding:.*?\| *[1-9]\d*/\d+")  # the bar past its first batch

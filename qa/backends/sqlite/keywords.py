@@ -179,6 +179,8 @@ class KeywordIndex:
         if reuse and (folder / "meta.json").exists():
             self._sizes = check_files(folder, self._checked)
         self._index = tantivy.Index(_schema(), path=str(folder), reuse=reuse)
+        # no reader thread of Tantivy's own reloads behind the checks: `reload` does, after them
+        self._index.config_reader(reload_policy="manual")
         self._folder = folder
         self._schema = self._index.schema
         self._writer: tantivy.IndexWriter | None = None
