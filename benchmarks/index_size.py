@@ -79,7 +79,7 @@ def sizes(work: Path) -> dict:
             "tables": table_bytes(index / DATABASE)}
 
 
-def build(dataset: Path, limit: int | None, work: Path) -> dict:
+def build(dataset: Path, limit: int | None, work: Path, batch_size: int | None = None) -> dict:
     """Build the index and return its cost: wall and CPU seconds, tokens, peak RSS."""
     from ingest import Timer, embedded_inputs, peak_rss_mb
 
@@ -92,7 +92,7 @@ def build(dataset: Path, limit: int | None, work: Path) -> dict:
     if limit:
         corpus = dict(islice(corpus.items(), limit))
     evaluate.write_corpus(corpus, work / "corpus")
-    settings = Settings()
+    settings = Settings(batch_size=batch_size) if batch_size else Settings()
     embedder = load_embedder(settings.model or DEFAULT_MODEL, settings.batch_size)
     embedder.embed(["warm up"])  # loads the model before the timer starts
     with Timer() as timer:
@@ -145,12 +145,14 @@ def main() -> None:
     parser.add_argument("--measure", action="store_true",
                         help="only measure the index already in --workdir")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    parser.add_argument("--batch-size", type=int, default=None,
+                        help="texts per embedding batch (default: Settings')")
     args = parser.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="qa-size-"))
     if not args.measure and (work / "index").exists():
         raise SystemExit(f"{work / 'index'} exists: give a new --workdir, or --measure it")
     started = time.time()
-    result = {} if args.measure else build(args.dataset, args.limit, work)
+    result = {} if args.measure else build(args.dataset, args.limit, work, args.batch_size)
     result |= sizes(work)
     result["corpus_file"] = corpus_file_bytes(args.dataset, args.limit)
     result["seconds"] = time.time() - started

@@ -138,7 +138,7 @@ class SentenceTransformerEmbedder:
     """
 
     def __init__(
-        self, name: str = DEFAULT_MODEL, batch_size: int = 32, cache_size: int = QUESTION_CACHE
+        self, name: str = DEFAULT_MODEL, batch_size: int = 8, cache_size: int = QUESTION_CACHE
     ) -> None:
         self.name = name
         self.batch_size = batch_size
@@ -296,6 +296,6 @@ def _model_location(name: str) -> str:
 
 
 @functools.cache
-def load_embedder(name: str = DEFAULT_MODEL, batch_size: int = 32) -> SentenceTransformerEmbedder:
+def load_embedder(name: str = DEFAULT_MODEL, batch_size: int = 8) -> SentenceTransformerEmbedder:
     """One embedder per model name and batch size in a process (the model loads once)."""
     return SentenceTransformerEmbedder(name, batch_size)
