@@ -20,19 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from fpdf import FPDF
-
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def scan(title: str, pages: int) -> bytes:
-    pdf = FPDF()
-    pdf.add_page()
-    pdf.set_font("Helvetica", size=12)
-    pdf.multi_cell(0, 10, f"{title}. The boiler was serviced in March.")
-    for _ in range(pages):
-        pdf.add_page()
-    return bytes(pdf.output())
+sys.path.insert(0, str(ROOT))
+from tests.helpers import scan_pdf  # noqa: E402
 
 
 def main() -> None:
@@ -45,7 +35,7 @@ def main() -> None:
         docs = Path(root, "docs")
         docs.mkdir()
         for n in range(args.files):
-            (docs / f"scan-{n}.pdf").write_bytes(scan(f"Scan {n}", args.pages))
+            (docs / f"scan-{n}.pdf").write_bytes(scan_pdf(f"Scan {n}", args.pages))
         env = {**os.environ, "PYTHONPATH": str(args.qa), "HF_HUB_OFFLINE": "1"}
         out, err = Path(root, "out"), Path(root, "err")
         started = time.perf_counter()

@@ -209,3 +209,17 @@ def benchmark_scripts(folder: str) -> tuple[ModuleType, ModuleType]:
             sys.modules.pop(name, None)
         sys.modules.update(saved)
     return documents, run
+
+
+def scan_pdf(title: str, blank_pages: int) -> bytes:
+    """A PDF of one page of text and `blank_pages` pages without text (sent to OCR; blank,
+    so no model is loaded to read them)."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=12)
+    pdf.multi_cell(0, 10, f"{title}. The boiler was serviced in March.")
+    for _ in range(blank_pages):
+        pdf.add_page()
+    return bytes(pdf.output())

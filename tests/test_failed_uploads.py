@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import qa_serve
-from tests.test_hostile_cli import scan_pdf
+from tests.helpers import qa_serve, scan_pdf
 
 pytestmark = pytest.mark.process
 
@@ -20,12 +19,7 @@ def test_a_failed_upload_and_one_that_stopped_the_server_are_set_aside_once(tmp_
     (uploads / ".indexing-1a2b").write_text("stopper.ods\n")  # the marker qa serve left
     failed = uploads / "failed"
 
-    with qa_serve(tmp_path / "index", tmp_path / "first.log"):
-        pass
-    with qa_serve(tmp_path / "index", tmp_path / "second.log"):
-        pass
-
-    first, second = (Path(tmp_path / log).read_text() for log in ("first.log", "second.log"))
+    first, second = two_starts(tmp_path / "index", tmp_path)
     assert (f"qa serve: stopper.ods was being indexed when qa serve stopped: set aside in "
             f"{failed}, not indexed again") in first
     assert f"qa serve: binary.txt could not be indexed: set aside in {failed}" in first
@@ -49,15 +43,19 @@ def test_a_restarts_reindex_of_uploads_sends_at_most_one_runs_ocr_pages(tmp_path
         (uploads / f"scan-{n}.pdf").write_bytes(scan_pdf(f"Scan {n}", pages))
     last = f"scan-{files - 1}.pdf"
 
-    with qa_serve(tmp_path / "index", tmp_path / "first.log"):
-        pass
-    with qa_serve(tmp_path / "index", tmp_path / "second.log"):
-        pass
-
-    first, second = (Path(tmp_path / log).read_text() for log in ("first.log", "second.log"))
+    first, second = two_starts(tmp_path / "index", tmp_path)
     assert (f"qa serve: {last} is stored, not indexed yet: Not read in this run: OCR would "
             f"read {pages} of its pages, and 0 of the run's {Settings().ocr_pages} are left "
             "(qa index --max-ocr-pages); the next run reads it.") in first
     assert "set aside" not in first
     assert f"qa serve: {last} is indexed (1 passage), ready for questions." in second
     assert not (uploads / "failed").exists()
+
+
+def two_starts(index: Path, folder: Path) -> tuple[str, str]:
+    """The logs of two starts of `qa serve` over `index`, one after the other."""
+    logs = folder / "first.log", folder / "second.log"
+    for log in logs:
+        with qa_serve(index, log):
+            pass
+    return logs[0].read_text(), logs[1].read_text()

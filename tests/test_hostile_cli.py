@@ -13,7 +13,7 @@ import pytest
 
 from qa.backends.sqlite import DATABASE
 from qa.cli import main
-from tests.helpers import ENV, QA, ROOT, SEED_FILE
+from tests.helpers import ENV, QA, ROOT, SEED_FILE, scan_pdf
 
 
 @pytest.mark.parametrize("command", ["search", "ask"])
@@ -102,20 +102,6 @@ def test_a_name_byte_that_is_not_utf8_is_shown_as_qa_docs_shows_it(seed_index_pa
                                             "'caf\\xe9'\n")
     assert main(["--index", str(seed_index_path), "collections", "add", "Notes", path]) == 2
     assert capsys.readouterr().err == "qa: no indexed document at /nowhere/caf\\xe9.txt\n"
-
-
-def scan_pdf(title: str, blank_pages: int) -> bytes:
-    """A PDF of one page of text and `blank_pages` pages without text (sent to OCR; blank,
-    so no model is loaded to read them)."""
-    from fpdf import FPDF
-
-    pdf = FPDF()
-    pdf.add_page()
-    pdf.set_font("Helvetica", size=12)
-    pdf.multi_cell(0, 10, f"{title}. The boiler was serviced in March.")
-    for _ in range(blank_pages):
-        pdf.add_page()
-    return bytes(pdf.output())
 
 
 @pytest.mark.heavy
