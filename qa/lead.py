@@ -122,12 +122,12 @@ def verdict(question: str, quote: str, before: str = "") -> str:
     within it; else NO_VERDICT. The words of `before`, the sentence before the quote,
     count as said when the quote refers back to it ("it", "this"); its polarity does not."""
     asked = {index_term(word) for word in content_words(question)}
-    said = {index_term(word) for word in content_words(quote)}
-    if _REFERS_BACK.search(quote):
-        said |= {index_term(word) for word in content_words(before)}
+    own = {index_term(word) for word in content_words(quote)}
+    said = own | ({index_term(word) for word in content_words(before)}
+                  if _REFERS_BACK.search(quote) else set())
     opposite = {index_term(prefix + word) for word in content_words(question)
                 for prefix in ("un", "non", "in", "dis")}  # "paid": "unpaid"
-    if any(OPPOSITES.get(word, set()) & said - asked for word in asked) or opposite & said:
+    if any(OPPOSITES.get(word, set()) & own - asked for word in asked) or opposite & own:
         return "No"
     if _ALL.search(question) and _ONLY.search(quote):  # "Can anyone...?" "Only staff who..."
         return "No"

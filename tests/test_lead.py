@@ -103,3 +103,6 @@ def test_a_quote_that_says_it_is_read_with_the_sentence_before():
     assert lead(question, quote) == NO_VERDICT  # without it, "it" could be anything
     assert lead(question, "The board approved the new van.", before) == NO_VERDICT
     assert lead(question, "The board did not approve it.", before) == "No"
+    # the sentence before names what "it" is; its own words say no yes or no
+    assert lead("Is the kiln room open?", "It reopens in May after the repairs.",
+                "The kiln room was closed in March.") != "No"
