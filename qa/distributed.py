@@ -45,7 +45,7 @@ LOCAL_CPUS = os.cpu_count() or 1
 # Seconds a local Ray's GCS may take to start (Ray's default, 30, runs out on a busy laptop:
 # ingest then fails before it begins); a value set in the environment wins.
 GCS_START_SECONDS = "120"
-LOCAL_START_ATTEMPTS = 2  # a local Ray that does not start is started once more
+LOCAL_START_ATTEMPTS = 3  # a local Ray that does not start is started again, twice at most
 LOCAL_ACTOR_CPUS = 0.75
 FILES_PER_BATCH = 64
 
@@ -132,9 +132,10 @@ def ray_ingest(
 
 def _connect(ray, address: str | None) -> None:
     """Reach the Ray at `address`, or start a local one; a local one that fails to start
-    is started once more, after the first attempt's processes are shut down (a second
-    local cluster in one process can time out waiting for its GCS while the previous
-    one's processes are still leaving)."""
+    is started again, after the failed attempt's processes are shut down (a second local
+    cluster in one process can time out waiting for its GCS while the previous one's
+    processes are still leaving, and on a loaded machine the raylet can miss Ray's fixed
+    30 s to register, which Ray reports as a bare Exception)."""
     attempts = 1 if address is not None else LOCAL_START_ATTEMPTS
     for attempt in range(1, attempts + 1):
         try:
@@ -144,11 +145,11 @@ def _connect(ray, address: str | None) -> None:
             else:
                 ray.init(address=address, log_to_driver=False)
             return
-        except (ConnectionError, RuntimeError, ValueError) as error:
+        except Exception as error:  # Ray's startup timeout is a bare Exception
             if attempt == attempts:
                 raise QAError(f"cannot start or reach Ray at {address or 'a local cluster'}: "
                               f"{error}") from error
-            log.warning("a local Ray did not start (%s); starting it once more", error)
+            log.warning("a local Ray did not start (%s); starting it again", error)
             ray.shutdown()
             time.sleep(2)
 
