@@ -49,9 +49,8 @@ from query import Stages, timed, with_embedder  # noqa: E402
 from qa.backends.sqlite import DATABASE, VECTORS  # noqa: E402
 from qa.backends.sqlite.store import (  # noqa: E402
     Store,
-    chunk_blob,
-    sentence_blob,
     text_blob,
+    vector_blob,
 )
 from qa.backends.sqlite.vectors import APPROX_MIN, VectorIndex  # noqa: E402
 from qa.settings import DEFAULT_MODEL  # noqa: E402
@@ -128,9 +127,9 @@ def fill_store(store: Store, vectors: np.ndarray, text: Text, rng) -> list[np.nd
                 passage, spans = passages[j]
                 chunk_id = start + j + 1
                 chunks.append((chunk_id, document_id, j - first, offset, offset + len(passage),
-                               chunk_blob(vectors[start + j]), passage))
+                               vector_blob(vectors[start + j]), passage))
                 sentences += [(chunk_id, offset + a, offset + b,
-                               sentence_blob(sentence_vectors[j * SENTENCES + s]))
+                               vector_blob(sentence_vectors[j * SENTENCES + s]))
                               for s, (a, b) in enumerate(spans)]
                 offset += len(passage) + 1
             documents.append((document_id, f"/synthetic/{document_id - 1}.txt", text_blob(

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from qa import Index
-from qa.backends.sqlite.store import Store, chunk_blob, text_blob
+from qa.backends.sqlite.store import Store, text_blob, vector_blob
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_ID = 1_000_000  # synthetic rows, clear of the seed article's
@@ -42,7 +42,7 @@ def add_documents(database: Path, documents: int, dim: int = 384) -> list[str]:
         db.executemany(
             "INSERT INTO chunks (id, document_id, ordinal, start_char, end_char, page, vector) "
             "VALUES (?, ?, 0, 0, 8, NULL, ?)",
-            ((FIRST_ID + d, FIRST_ID + d, chunk_blob(vectors[d])) for d in range(documents)))
+            ((FIRST_ID + d, FIRST_ID + d, vector_blob(vectors[d])) for d in range(documents)))
     store.close()
     return paths
 

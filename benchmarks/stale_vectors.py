@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from qa import Index
-from qa.backends.sqlite.store import Store, chunk_blob, text_blob
+from qa.backends.sqlite.store import Store, text_blob, vector_blob
 
 ROOT = Path(__file__).resolve().parent.parent
 READER = """
@@ -51,7 +51,7 @@ def add_synthetic(database: Path, chunks: int, dim: int = 384) -> None:
         db.executemany(
             "INSERT INTO chunks (id, document_id, ordinal, start_char, end_char, page, vector) "
             "VALUES (?, ?, ?, 0, 0, NULL, ?)",
-            ((FIRST_ID + i, FIRST_ID + i // 10, i % 10, chunk_blob(vectors[i]))
+            ((FIRST_ID + i, FIRST_ID + i // 10, i % 10, vector_blob(vectors[i]))
              for i in range(chunks)))
     store.close()
 

@@ -138,7 +138,7 @@ def test_a_write_that_fails_midway_leaves_the_old_document(tmp_path, docs, confi
 
 def test_meta_and_vectors_round_trip(tmp_path, config):
     """Vectors come back as given, up to the precision a backend stores them at (SQLite:
-    float16 for passages, int8 for sentences)."""
+    int8, scaled to the largest component)."""
     backend = open_backend(tmp_path, config)
     try:
         assert backend.meta("model") is None
@@ -156,7 +156,7 @@ def test_meta_and_vectors_round_trip(tmp_path, config):
                              sentence_vectors)
         ids = [backend.dense_search(v[None, :], 1)[0][0] for v in vectors]
         stored = backend.chunks(ids)
-        assert all(np.allclose(stored[i].vector, v, atol=1e-3)
+        assert all(np.allclose(stored[i].vector, v, atol=5e-3)
                    for i, v in zip(ids, vectors, strict=True))
         rows = backend.sentences(ids)
         assert [(r.chunk_id, r.start) for r in rows] == sorted(

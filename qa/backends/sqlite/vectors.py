@@ -2,8 +2,8 @@
 
 Vectors are L2-normalised, so inner product (METRIC_INNER_PRODUCT) is cosine
 similarity. FAISS ids are the chunks' row ids in SQLite. The index holds each vector as
-float16 (a scalar quantizer of FAISS's), as SQLite stores it: the same values, at half
-the memory of float32, so a search scores exactly the stored vectors.
+float16 (a scalar quantizer of FAISS's): SQLite's int8 vectors, unit length again, to
+float16's precision (a score within 1e-3 of theirs), at half the memory of float32.
 
 Only an approximate (IVF) index is saved: below APPROX_MIN vectors the exact index is
 built from SQLite whenever a process needs it (under a second and a half at 49,000
