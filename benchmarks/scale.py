@@ -27,11 +27,12 @@ size:
    keyword index built from the store (its time), then
    per question (the real model embeds it; no vector is cached), `index.search(q, k=10)`
    (hybrid), `index.ask(q)` and the stages of `ask` replicated as benchmarks/query.py
-   does: p50/p95 each; the index folder's size and that process's peak RSS. This part
-   runs in a process of its own (spawned: a fresh interpreter), so its peak RSS is a
-   user's (`qa serve` on that index), apart from the benchmark's: the synthetic vectors,
-   the IVF build and the exact search the recall is measured against, whose own peak is
-   printed beside it.
+   does: p50/p95 each; the index folder's size and that process's peak RSS.
+
+The vector index's build and the questions each run in a process of their own (spawned:
+a fresh interpreter), so their peak RSS is a user's (`qa index` building the vector
+file; `qa serve` answering from the index), apart from the benchmark's own (the
+synthetic vectors and the exact search the recall is measured against), printed beside.
 
     nice python benchmarks/scale.py --sizes 100000 1000000
 """
@@ -184,19 +185,44 @@ def percentiles(times: list[float]) -> tuple[float, float]:
     return float(np.percentile(times, 50)), float(np.percentile(times, 95))
 
 
+def peak_rss_mb() -> float:
+    """This process's peak RSS since it started (VmHWM; ru_maxrss would carry a spawning
+    parent's peak over into the child, on Linux)."""
+    status = Path("/proc/self/status").read_text()
+    return int(status.split("VmHWM:")[1].split()[0]) / 1024
+
+
+def in_own_process(function, *args):
+    """`function(*args)` run in a fresh interpreter (spawned), its result returned."""
+    with multiprocessing.get_context("spawn").Pool(1) as process:
+        return process.apply(function, args)
+
+
+def build_vector_index(folder: Path) -> dict:
+    """The product's vector index built from the store and saved, as `Index` does when the
+    file is missing."""
+    store = Store(folder / DATABASE)
+    start = time.perf_counter()
+    index = VectorIndex.build(int(store.meta("dim") or 0), store.vectors())
+    row = {"kind": type(index._index).__name__, "build_s": time.perf_counter() - start}
+    index.save(folder / VECTORS, store.identity, store.generation())
+    store.close()
+    return {**row, "build_rss_mb": peak_rss_mb()}
+
+
 def dense(size: int, vectors: np.ndarray, probes: np.ndarray, store: Store, folder: Path,
           source: ClusteredSource, rng) -> dict:
     """The dense half alone: build, save, latency, recall, removals and additions."""
-    start = time.perf_counter()
-    index = VectorIndex.build(vectors.shape[1], store.vectors())
-    build_s = time.perf_counter() - start
-    index.save(folder / VECTORS, store.identity, store.generation())
+    row = in_own_process(build_vector_index, folder)
+    index = (VectorIndex.load(folder / VECTORS, vectors.shape[1], store.identity,
+                              store.generation())  # an exact index is not saved: built here
+             or VectorIndex.build(vectors.shape[1], store.vectors()))
     alive = np.ones(size, dtype=bool)
     times, found = latencies_ms(index, probes)
     p50, p95 = percentiles(times)
-    row = {"kind": type(index._index).__name__, "build_s": build_s,
-           "faiss_mb": os.path.getsize(folder / VECTORS) / 1e6, "dense_p50_ms": p50,
-           "dense_p95_ms": p95, "recall@10": recall(found, exact_top10(vectors, probes, alive))}
+    row.update({"faiss_mb": os.path.getsize(folder / VECTORS) / 1e6, "dense_p50_ms": p50,
+                "dense_p95_ms": p95,
+                "recall@10": recall(found, exact_top10(vectors, probes, alive))})
     removed = rng.choice(size, size // 100, replace=False)
     index.remove((removed + 1).tolist())
     alive[removed] = False
@@ -232,7 +258,7 @@ def hybrid(folder: Path, questions: list[str]) -> dict:
             times.setdefault(name, []).append(ms)
     index.close()
     row.update({name: percentiles(values) for name, values in times.items()})
-    row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    row["peak_rss_mb"] = peak_rss_mb()
     row["index_mb"] = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 1e6
     return row
 
@@ -253,8 +279,7 @@ def run(size: int, queries: int, questions: int, source: ClusteredSource, rng,
     del vectors
     row["benchmark_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     asked = [text.question(picked[i % len(picked)], rng) for i in range(questions)]
-    with multiprocessing.get_context("spawn").Pool(1) as user:  # a fresh process
-        row.update(user.apply(hybrid, (folder, asked)))
+    row.update(in_own_process(hybrid, folder, asked))
     row["load1"] = os.getloadavg()[0]
     return row
 
@@ -262,7 +287,8 @@ def run(size: int, queries: int, questions: int, source: ClusteredSource, rng,
 def print_row(row: dict) -> None:
     print(f"\n{row['size']:,} passages ({row['kind']}), load average {row['load1']:.1f}: "
           f"store written in {row['fill_s']:.0f} s, vector index built in "
-          f"{row['build_s']:.1f} s ({row['faiss_mb']:.0f} MB)")
+          f"{row['build_s']:.1f} s ({row['faiss_mb']:.0f} MB), its peak RSS "
+          f"{row['build_rss_mb']:,.0f} MB")
     print(f"  dense half: p50 {row['dense_p50_ms']:.2f} ms, p95 {row['dense_p95_ms']:.2f} ms, "
           f"recall@10 {row['recall@10']:.3f} (target >= {TARGET_RECALL}); removed returned "
           f"{row['removed_returned']}, added found first {row['added_found_first']:.3f}")

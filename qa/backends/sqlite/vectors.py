@@ -51,8 +51,11 @@ def _trained_ivf(dim: int, batches: list[tuple[np.ndarray, np.ndarray]], total: 
     vectors."""
     faiss = _faiss()
     lists = int(4 * math.sqrt(total))
-    vectors = np.concatenate([v for _, v in batches]).astype(np.float32)
-    sample = vectors[:: max(1, total // (TRAINING_PER_LIST * lists))]
+    step, parts, offset = max(1, total // (TRAINING_PER_LIST * lists)), [], 0
+    for _, vectors in batches:  # every step-th vector, without joining them all first
+        parts.append(vectors[-offset % step::step])
+        offset += len(vectors)
+    sample = np.concatenate(parts).astype(np.float32)
     index = faiss.IndexIVFScalarQuantizer(
         faiss.IndexFlatIP(dim), dim, lists, faiss.ScalarQuantizer.QT_fp16,
         faiss.METRIC_INNER_PRODUCT, False)  # the vectors themselves, not residuals
@@ -83,12 +86,14 @@ class VectorIndex:
 
     @classmethod
     def build(cls, dim: int, batches: Iterable[tuple[np.ndarray, np.ndarray]]) -> "VectorIndex":
-        """An index of all the (ids, vectors) batches: exact or IVF by their number."""
-        batches = [(ids, vectors) for ids, vectors in batches if len(ids)]
+        """An index of all the (ids, vectors) batches: exact or IVF by their number. The
+        batches are held (an IVF index is trained before anything is added) as float16,
+        the values the index keeps: half the memory of float32 (0.8 GB at 1M vectors)."""
+        batches = [(ids, vectors.astype(np.float16)) for ids, vectors in batches if len(ids)]
         total = sum(len(ids) for ids, _ in batches)
         index = cls(dim) if total < APPROX_MIN else cls(dim, _trained_ivf(dim, batches, total))
         for ids, vectors in batches:
-            index.add(ids, vectors)
+            index.add(ids, vectors.astype(np.float32))
         return index
 
     def __len__(self) -> int:
