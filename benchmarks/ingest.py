@@ -313,7 +313,7 @@ def _stage_rows(stages: dict, first: Timer, chunks: int, tokens: int) -> dict:
     rows = {}
     for name, key in (("load + chunk files (ingest.prepare)", "prepare"),
                       ("embed (embed_passages)", "embed_passages"),
-                      ("SQLite + FTS5 writes (put_document)", "put_document")):
+                      ("SQLite writes (put_document)", "put_document")):
         rows[name] = {"seconds": wall.get(key, 0.0), "cpu": cpu.get(key, 0.0),
                       "calls": stages[key][2] if key in stages else 0}
     rows["FAISS add (rest of Index._change)"] = {
