@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import hashlib
 import io
 import json
@@ -149,11 +150,22 @@ class Stages:
         return ms
 
 
+@functools.cache
+def in_ram_index(backend):
+    """A keyword index in RAM of the backend's database, built once: the backend's own
+    would be dropped each time its folder's index answered, as the timings alternate."""
+    from qa.backends.sqlite.keywords import KeywordIndex
+
+    store = backend.store()
+    return KeywordIndex.in_memory(store.chunk_texts(), store.identity, store.generation())
+
+
 @contextmanager
 def keywords_in_ram(backend):
-    """The SQLite backend's keyword search and term frequencies answered by its index in RAM
-    for the block (built at its first use), as where the folder's cannot be used."""
-    backend._searchable_keywords = lambda store: (backend._keywords_in_ram(store), False)
+    """The SQLite backend's keyword search and term frequencies answered by an index in
+    RAM for the block, as where the folder's cannot be used."""
+    in_ram = in_ram_index(backend)
+    backend._searchable_keywords = lambda store: (in_ram, False)
     try:
         yield
     finally:

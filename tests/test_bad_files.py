@@ -208,8 +208,9 @@ def _qa_index(index: Path, folder: Path, *options: str) -> tuple[int, str, str, 
 
 
 def _rows(database: Path, paths: list[str]) -> dict:
-    """Everything the database holds for the documents at `paths`, and what the keyword
-    search finds of them."""
+    """Everything the database holds for the documents at `paths`, and the passages the
+    keyword search finds among them for each one's own words (as sets: the ranking moves
+    with the other documents indexed)."""
     with sqlite3.connect(database) as db:
         marks = ", ".join("?" * len(paths))
         documents = db.execute(
@@ -228,7 +229,8 @@ def _rows(database: Path, paths: list[str]) -> dict:
         ).fetchall()
     backend = SQLiteBackend(database.parent)
     try:
-        keywords = backend.keyword_search([ORCHARD, "quarterly report ferry profit"], 10, paths)
+        keywords = [sorted(found) for found in backend.keyword_search(
+            ["Kelso heritage apples", "quarterly ferry profit"], 10, paths)]
     finally:
         backend.close()
     return {"documents": documents, "chunks": chunks, "sentences": sentences,

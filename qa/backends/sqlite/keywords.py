@@ -3,7 +3,7 @@
 One Tantivy document per chunk: its id, and one field holding the document's title and
 the chunk's text as the keyword index's terms (`qa.stemming.index_terms`, which
 Tantivy's whitespace tokenizer splits), so BM25 weighs a passage as one bag of words, as
-FTS5's bm25() does, with the product's one stemmer. A question becomes the same terms,
+FTS5's bm25() did, with the product's one stemmer. A question becomes the same terms,
 each a term query: no user text is ever parsed, so none is read as query syntax. Terms
 that half the passages or more hold are left out (all kept if every one is that common):
 BM25 gives them almost no weight, yet each would make every passage a match to score.

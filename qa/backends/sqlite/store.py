@@ -243,10 +243,15 @@ class Store:
         return [SentenceRow(chunk_id, start, end, _sentence_vector(blob))
                 for chunk_id, start, end, blob in rows]
 
-    def present(self, ids: Sequence[int]) -> set[int]:
-        """Those of the chunk ids `ids` that have a chunk now."""
-        return {row[0] for row in self._query(
-            f"SELECT id FROM chunks WHERE id IN ({_marks(ids)})", list(ids))}
+    def present(self, ids: Sequence[int], batch: int = 10_000) -> set[int]:
+        """Those of the chunk ids `ids` that have a chunk now (asked `batch` at a time:
+        SQLite takes at most 32,766 parameters)."""
+        found: set[int] = set()
+        for start in range(0, len(ids), batch):
+            part = list(ids[start:start + batch])
+            found |= {row[0] for row in self._query(
+                f"SELECT id FROM chunks WHERE id IN ({_marks(part)})", part)}
+        return found
 
     def chunk_ids(self, paths: Sequence[str]) -> list[int]:
         """The ids of the chunks of the documents at `paths`."""
