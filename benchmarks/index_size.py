@@ -45,7 +45,8 @@ def folder_bytes(path: Path) -> int:
 
 def table_bytes(database: Path) -> list[tuple[str, int]]:
     """Bytes of each table and index of an SQLite database (its pages), largest first;
-    an FTS5 table's shadow tables are summed under its name."""
+    the FTS5 table of an index of schema 3 or older has its shadow tables summed under its
+    name."""
     db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     try:
         rows = db.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name").fetchall()

@@ -159,7 +159,7 @@ def embedded_inputs(index) -> tuple[list[str], list[int], np.ndarray]:
     own `_prefix_and_budget` rule), the sizes of the product's embedding calls
     (documents accumulate until >= EMBED_BATCH_CHUNKS chunks; a fresh index
     numbers documents and chunks in the order it wrote them) and the passage
-    vectors the product stored (float16, as stored).
+    vectors the product stored (int8, unit length again, as read back).
     """
     from qa.documents import Document
     from qa.ingest import EMBED_BATCH_CHUNKS, _prefix_and_budget
@@ -313,7 +313,7 @@ def _stage_rows(stages: dict, first: Timer, chunks: int, tokens: int) -> dict:
     rows = {}
     for name, key in (("load + chunk files (ingest.prepare)", "prepare"),
                       ("embed (embed_passages)", "embed_passages"),
-                      ("SQLite + FTS5 writes (put_document)", "put_document")):
+                      ("SQLite writes (put_document)", "put_document")):
         rows[name] = {"seconds": wall.get(key, 0.0), "cpu": cpu.get(key, 0.0),
                       "calls": stages[key][2] if key in stages else 0}
     rows["FAISS add (rest of Index._change)"] = {

@@ -15,16 +15,17 @@ is cached, is timed on its own. For every query it times, in turn:
   candidates too);
 * `index.search(q, k=10)` (hybrid: dense + Tantivy BM25, fused);
 * `index.ask(q)` (search with the default k, then the extractive answer);
-* `index.ask(q)` with the keyword half answered by the database's FTS5 table (as
-  when the Tantivy index is behind or cannot be opened), alternating with the one above;
+* `index.ask(q)` with the keyword half (and the term frequencies) answered by a Tantivy
+  index built in RAM from the database (as where the folder's cannot be used: a read-only
+  folder, or one damaged while a writer holds it), alternating with the one above;
 * `index.ask(q)` again with the question's vector cached (a repeated question);
 * the stages of `ask` one by one, replicated with the product's own functions
   (embed, FAISS, keyword query, fusion, fetching the hits, fetching the
-  sentences, composing the answer), to show where the time goes; FTS5's keyword
-  query (common words out, and every word as before issue 21), and embed and
-  keyword query side by side in two threads against one after the other, for
-  comparison (the product runs them one after the other: side by side saved nothing
-  on 2 cores, where torch's own threads already take both).
+  sentences, composing the answer), to show where the time goes; the keyword query
+  through the index in RAM, and embed and keyword query side by side in two threads
+  against one after the other, for comparison (the product runs them one after the
+  other: side by side saved nothing on 2 cores, where torch's own threads already take
+  both).
 
 It prints p50 / p95 / mean in ms and each operation's ratio to the bare cost
 and to the bare encode. Targets: ask p50 <= 50 ms, <= 1.35x the bare encode;
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import hashlib
 import io
 import json
@@ -93,8 +95,7 @@ class Stages:
 
     NAMES = ("embed", "generation check", "FAISS top-50", "keyword (Tantivy)", "fusion",
              "fetch hits (chunks)", "fetch sentences", "term frequencies", "compose answer")
-    COMPARED = ("keyword (FTS5, common words out)", "keyword (FTS5), every word (before)",
-                "embed, then keyword",
+    COMPARED = ("keyword (index in RAM)", "embed, then keyword",
                 "embed beside keyword (2 threads)")
 
     def __init__(self, index) -> None:
@@ -128,16 +129,12 @@ class Stages:
         return ms, [hit.chunk_id for hit in hits]
 
     def compared(self, question: str) -> dict[str, float]:
-        """The keyword query as it was, and embed and keyword query in turn / side by side."""
+        """The keyword query through the index in RAM, and embed and keyword query in turn /
+        side by side."""
         backend, embed = self.index.backend, self.index._embedder.embed
-        from qa.backends.sqlite.backend import keyword_query
-
-        store, ms = backend.store(), {}
-        match = keyword_query(question, store)
-        ms[self.COMPARED[0]], _ = timed(
-            lambda: store.keyword_search(match, DENSE_CANDIDATES) if match else [])
-        ms[self.COMPARED[1]], _ = timed(store.keyword_search, every_word_query(question),
-                                        DENSE_CANDIDATES)
+        ms = {}
+        with keywords_in_ram(backend):
+            ms[self.COMPARED[0]], _ = timed(backend.keyword_search, [question], DENSE_CANDIDATES)
 
         def in_turn():
             embed([question])
@@ -148,30 +145,31 @@ class Stages:
             embed([question])
             keyword.result()
 
-        ms[self.COMPARED[2]], _ = timed(in_turn)
-        ms[self.COMPARED[3]], _ = timed(side_by_side)
+        ms[self.COMPARED[1]], _ = timed(in_turn)
+        ms[self.COMPARED[2]], _ = timed(side_by_side)
         return ms
 
 
-def every_word_query(question: str, store=None) -> str | None:
-    """The FTS5 query of before issue 21: every distinct word of the question, quoted."""
-    import re
+@functools.cache
+def in_ram_index(backend):
+    """A keyword index in RAM of the backend's database, built once: the backend's own
+    would be dropped each time its folder's index answered, as the timings alternate."""
+    from qa.backends.sqlite.keywords import KeywordIndex
 
-    from qa.backends import MAX_KEYWORDS
-
-    words = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", question)))
-    return " OR ".join(f'"{w}"' for w in words[:MAX_KEYWORDS]) or None
+    store = backend.store()
+    return KeywordIndex.in_memory(store.chunk_texts(), store.identity, store.generation())
 
 
 @contextmanager
-def fts5_keywords(backend):
-    """The SQLite backend's keyword search answered by FTS5 for the block, as when its
-    Tantivy index is behind or cannot be opened."""
-    backend._keywords_in_step = lambda store: None
+def keywords_in_ram(backend):
+    """The SQLite backend's keyword search and term frequencies answered by an index in
+    RAM for the block, as where the folder's cannot be used."""
+    in_ram = in_ram_index(backend)
+    backend._searchable_keywords = lambda store: (in_ram, False)
     try:
         yield
     finally:
-        del backend._keywords_in_step
+        del backend._searchable_keywords
 
 
 def measure(index, questions: list[str], k: int) -> dict[str, list[float]]:
@@ -191,11 +189,11 @@ def measure(index, questions: list[str], k: int) -> dict[str, list[float]]:
         times["bare"].append((time.perf_counter() - start) * 1e3)
         ms, _ = timed(index.search, question, k=k)
         times["search"].append(ms)
-        for rule in (("ask", "ask, FTS5") if n % 2 else ("ask, FTS5", "ask")):
+        for rule in (("ask", "ask, in RAM") if n % 2 else ("ask, in RAM", "ask")):
             if rule == "ask":
                 ms, answer = timed(index.ask, question)
             else:
-                with fts5_keywords(index.backend):
+                with keywords_in_ram(index.backend):
                     ms, _ = timed(index.ask, question)
             times[rule].append(ms)
         cached.ask(question)
@@ -210,7 +208,7 @@ def measure(index, questions: list[str], k: int) -> dict[str, list[float]]:
     return times
 
 
-OPERATIONS = ("bare encode", "bare", "search", "ask", "ask, FTS5",
+OPERATIONS = ("bare encode", "bare", "search", "ask", "ask, in RAM",
               "ask, repeated (cached vector)")
 
 
@@ -333,7 +331,7 @@ def print_table(r: dict) -> None:
               "bare": f"bare: embed + FAISS top-{DENSE_CANDIDATES}",
               "search": f"index.search(q, k={r['k_search']})",
               "ask": f"index.ask(q)  (k={r['k_ask']})",
-              "ask, FTS5": "index.ask(q), FTS5 as the keyword half",
+              "ask, in RAM": "index.ask(q), keywords from an index in RAM",
               "ask, repeated (cached vector)": "index.ask(q), repeated (cached vector)"}
     for name, row in r["operations"].items():
         line(labels[name], row)

@@ -1,7 +1,7 @@
 """Scale: the product's store, vector index, hybrid search and `ask` at 100k and 1M passages.
 
 Synthetic passages are written into the product's SQLite schema (documents of ten
-passages, chunks as their spans, the FTS5 table, two sentences per chunk with their
+passages, chunks as their spans, two sentences per chunk with their
 vectors, all stored as the product stores them), in an index folder that
 `qa.Index` opens as any other (it builds the Tantivy keyword index from the store on
 the first search, as for any index that has none):
@@ -133,7 +133,7 @@ def fill_store(store: Store, vectors: np.ndarray, text: Text, rng) -> list[np.nd
                 passage, spans = passages[j]
                 chunk_id = start + j + 1
                 chunks.append((chunk_id, document_id, j - first, offset, offset + len(passage),
-                               vector_blob(vectors[start + j]), passage))
+                               vector_blob(vectors[start + j])))
                 sentences += [(chunk_id, offset + a, offset + b,
                                vector_blob(sentence_vectors[j * SENTENCES + s]))
                               for s, (a, b) in enumerate(spans)]
@@ -147,9 +147,7 @@ def fill_store(store: Store, vectors: np.ndarray, text: Text, rng) -> list[np.nd
                 "page_starts) VALUES (?, ?, '', '', 0, 0, '', ?, '[]')", documents)
             db.executemany(
                 "INSERT INTO chunks (id, document_id, ordinal, start_char, end_char, page, "
-                "vector) VALUES (?, ?, ?, ?, ?, NULL, ?)", (row[:6] for row in chunks))
-            db.executemany("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, '', ?)",
-                           ((row[0], row[6]) for row in chunks))
+                "vector) VALUES (?, ?, ?, ?, ?, NULL, ?)", chunks)
             db.executemany(
                 "INSERT INTO sentences (chunk_id, start_char, end_char, vector) "
                 "VALUES (?, ?, ?, ?)", sentences)

@@ -1,8 +1,8 @@
 """Search: hybrid retrieval of passages, dense and keyword (BM25), fused.
 
-The backend gives the two rankings (FAISS and the Tantivy keyword index, with SQLite's
-FTS5 as the fallback while Tantivy is behind the database or cannot be written; or
-Milvus's dense and BM25 searches); they are combined here, the same for every backend,
+The backend gives the two rankings (FAISS and the Tantivy keyword index, its last
+commit while a writer holds it, or one built in RAM where the folder's cannot be used;
+or Milvus's dense and BM25 searches); they are combined here, the same for every backend,
 by reciprocal-rank fusion (Cormack et al., 2009): a passage scores the sum of
 1 / (RRF_K + rank) over the rankings it is in. Only ranks are used, never the engines'
 scores. A ranked id with no stored passage is never dropped silently: see `_hits`.

@@ -1,5 +1,7 @@
-"""Words as the keyword index keeps them: unaccented (FTS5's `remove_diacritics 2`) and
-Porter-stemmed (FTS5's porter tokenizer; Snowball's "porter").
+"""Words as the keyword index keeps them: unaccented and Porter-stemmed (Snowball's
+"porter"), the one stemmer of questions, the index and the answer's word weights. (SQLite's
+FTS5, the keyword index of schemas 1 to 3, read words the same way but for its own Porter
+stemmer, which differs on a few: "technology", "is", "as".)
 
 A Snowball stemmer keeps the word it works on in itself, so the one stemmer is used
 under a lock; it is pure Python, and the same words recur in every question and
@@ -15,7 +17,7 @@ import snowballstemmer
 
 _STEMMER = snowballstemmer.stemmer("porter")
 _LOCK = threading.Lock()
-_WORD = re.compile(r"[^\W_]+")  # a run of letters and digits, as FTS5's unicode61 splits
+_WORD = re.compile(r"[^\W_]+")  # a run of letters and digits
 
 
 @functools.lru_cache(maxsize=65536)
@@ -32,7 +34,7 @@ def index_term(word: str) -> str:
 
 
 def unaccented(text: str) -> str:
-    """The text with its accents removed, as FTS5's `remove_diacritics 2` reads it."""
+    """The text with its accents removed (decomposed, its combining marks dropped)."""
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 

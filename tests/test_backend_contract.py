@@ -154,6 +154,7 @@ def test_dense_search_ranks_by_inner_product_per_query(backend):
 def test_keyword_search_is_stemmed_and_reads_no_query_syntax(backend):
     put(backend, "/docs/harbour.txt", HARBOUR, 0)
     put(backend, "/docs/council.txt", COUNCIL, 1)
+    backend.flush()
     lighthouse = [i for i, row in backend.chunks(list(ids_along(backend, 0))).items()
                   if "lighthouse" in row.text]
 
@@ -167,6 +168,7 @@ def test_keyword_search_is_stemmed_and_reads_no_query_syntax(backend):
 def test_within_limits_both_searches_to_those_documents(backend):
     put(backend, "/docs/harbour.txt", HARBOUR, 0)
     put(backend, "/docs/council.txt", COUNCIL, 1)
+    backend.flush()
     council = ids_along(backend, 1)
 
     dense = backend.dense_search(AXES[:1], 10, within=["/docs/council.txt"])[0]
@@ -177,7 +179,9 @@ def test_within_limits_both_searches_to_those_documents(backend):
 
 def test_a_replaced_document_leaves_nothing_of_its_old_version(backend):
     put(backend, "/docs/harbour.txt", HARBOUR, 0)
+    backend.flush()
     old = ids_along(backend, 0)
+    assert backend.keyword_search(["lighthouse ferries"], 5)[0]
     new_state = put(backend, "/docs/harbour.txt", ORCHARD, 2, mtime=2.0)
 
     assert [(d.path, d.chunks) for d in backend.documents()] == [("/docs/harbour.txt", 1)]
@@ -187,14 +191,16 @@ def test_a_replaced_document_leaves_nothing_of_its_old_version(backend):
     kept = backend.chunks(list(old))  # ids may be reused, never for the old text
     assert all(row.text == ORCHARD[0] for row in kept.values())
     assert {s.chunk_id for s in backend.sentences(list(old))} == set(kept)
-    assert backend.keyword_search(["lighthouse ferries"], 5) == [[]]
+    assert backend.keyword_search(["lighthouse ferries"], 5) == [[]]  # before a flush too
 
 
 def test_removed_documents_leave_every_search_and_count(backend):
     put(backend, "/docs/harbour.txt", HARBOUR, 0)
     put(backend, "/docs/council.txt", COUNCIL, 1)
+    backend.flush()
     old = ids_along(backend, 0)
     assert backend.vector_count() == len(HARBOUR) + len(COUNCIL)
+    assert backend.keyword_search(["lighthouse"], 5)[0]
 
     backend.remove_documents(["/docs/harbour.txt", "/docs/never-indexed.txt"])
 
@@ -204,7 +210,7 @@ def test_removed_documents_leave_every_search_and_count(backend):
     assert backend.document_text("/docs/harbour.txt") is None
     assert set(backend.file_states()) == {"/docs/council.txt"}
     assert not set(backend.dense_search(AXES[:1], 10)[0]) & old
-    assert backend.keyword_search(["lighthouse"], 5) == [[]]
+    assert backend.keyword_search(["lighthouse"], 5) == [[]]  # before a flush too
     assert backend.chunks(list(old)) == {} and backend.sentences(list(old)) == []
 
 
@@ -270,10 +276,14 @@ def test_term_frequencies_count_the_chunks_holding_each_stem(backend, config, re
     assert frequency(backend, "harbour") == (0, 0)
     put(backend, "/docs/harbour.txt", HARBOUR, 0)
     put(backend, "/docs/council.txt", COUNCIL, 1)
+    backend.flush()
     assert frequency(backend, "harbour") == (2, 5)  # two of harbour's three chunks
     assert frequency(backend, "councils") == (1, 5)  # stems, as the index keeps words
-    put(backend, "/docs/harbour.txt", ORCHARD, 2)
     backend.remove_documents(["/docs/council.txt"])
+    backend.flush()  # its chunks are not counted, though stored beside harbour's until merged
+    assert frequency(backend, "councils") == (0, 3)
+    put(backend, "/docs/harbour.txt", ORCHARD, 2)
+    backend.flush()
     assert frequency(backend, "harbour") == (0, 1) and frequency(backend, "apple") == (1, 1)
 
 

@@ -165,6 +165,7 @@ def test_meta_and_vectors_round_trip(tmp_path, config):
         for i, pair in zip(ids, sentence_vectors, strict=True):
             assert np.allclose(by_place[i, 0], pair[0], atol=5e-3)
             assert np.allclose(by_place[i, 19], pair[1], atol=5e-3)
+        backend.flush()  # the keyword search sees writes once flushed
         assert sorted(backend.keyword_search(["sentences"], 10)[0]) == sorted(ids)
         assert backend.file_states() == {path: FileState(1, 2.0, "s")}
     finally:

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from qa import Index, Settings
+from qa.backends.sqlite import SQLiteBackend
 from tests.helpers import ENV, zip_of
 
 # `qa` as its own process, reporting its peak resident memory as it exits (VmHWM: the
@@ -207,7 +208,9 @@ def _qa_index(index: Path, folder: Path, *options: str) -> tuple[int, str, str, 
 
 
 def _rows(database: Path, paths: list[str]) -> dict:
-    """Everything the database holds for the documents at `paths`."""
+    """Everything the database holds for the documents at `paths`, and the passages the
+    keyword search finds among them for each one's own words (as sets: the ranking moves
+    with the other documents indexed)."""
     with sqlite3.connect(database) as db:
         marks = ", ".join("?" * len(paths))
         documents = db.execute(
@@ -224,10 +227,12 @@ def _rows(database: Path, paths: list[str]) -> dict:
             f"SELECT * FROM sentences WHERE chunk_id IN ({chunk_marks}) "
             "ORDER BY chunk_id, start_char", chunk_ids
         ).fetchall()
-        keywords = db.execute(
-            f"SELECT rowid FROM chunks_fts WHERE rowid IN ({chunk_marks}) "
-            "ORDER BY rowid", chunk_ids
-        ).fetchall()
+    backend = SQLiteBackend(database.parent)
+    try:
+        keywords = [sorted(found) for found in backend.keyword_search(
+            ["Kelso heritage apples", "quarterly ferry profit"], 10, paths)]
+    finally:
+        backend.close()
     return {"documents": documents, "chunks": chunks, "sentences": sentences,
             "keywords": keywords}
 

@@ -13,7 +13,7 @@ WORDS = [f"{i}{stem}{suffix}" for i in range(300) for stem in ("resign", "protes
 
 
 def test_words_stemmed_from_many_threads_at_once_are_stemmed_right():
-    alone = snowballstemmer.stemmer("porter")  # as FTS5's porter tokenizer
+    alone = snowballstemmer.stemmer("porter")  # as qa.stemming's
     expected = {word: alone.stemWord(word) for word in WORDS}
     assert all(expected[word] != word for word in WORDS)  # every word has a suffix to strip
     stemming.stem.cache_clear()

@@ -2,27 +2,25 @@
 
 Real SQLite and Tantivy in a temporary index folder, small inline texts with fixed
 vectors (the documents of tests/test_backend_contract.py). Writes are committed to
-Tantivy at `flush`, as `Index.add` and `remove` end; until then, and wherever the
-Tantivy index cannot be used, keyword search answers from the database's FTS5 table.
-To tell which engine answered, some tests empty the FTS5 table: what is still found
-then came from Tantivy.
+Tantivy at `flush`, as `Index.add` and `remove` end; until then keyword search reads the
+last commit, less the chunks deleted since, and wherever the folder's Tantivy index
+cannot be used, an index built in RAM from the database answers. `in_step` tells
+whether the folder's index answered.
 """
 
 import ctypes
 import json
 import os
 import shutil
-import sqlite3
 import struct
 import subprocess
 import sys
 import zlib
-from contextlib import closing
 from pathlib import Path
 
 import pytest
 
-from qa.backends.sqlite import DATABASE, SQLiteBackend
+from qa.backends.sqlite import SQLiteBackend
 from qa.backends.sqlite.keywords import FOLDER, FOOTER_MAGIC
 from qa.locking import write_lock
 from tests.helpers import ENV, QA, ROOT, copy_index
@@ -40,19 +38,22 @@ put(backend, "/docs/orchard.txt", ORCHARD, 2)
 backend.flush()
 backend.close()
 """
-# A reader of the index at argv[1]: prints its keyword search for argv[2], and whether
-# Tantivy's index answered it; with a third argument, again for each line read from stdin
+# A reader of the index at argv[1]: prints its keyword search for argv[2], whether the
+# folder's Tantivy index answered it, and the term frequency of its first word; with a third
+# argument, again for each line read from stdin
 READER = """
 import itertools, json, sys
 from pathlib import Path
 from qa.backends.sqlite import SQLiteBackend
+from qa.stemming import index_terms
+from tests.test_keyword_index import in_step
 backend = SQLiteBackend(Path(sys.argv[1]))
+term = index_terms(sys.argv[2])[0]
 for _ in itertools.chain([""], sys.stdin if sys.argv[3:] else []):
     found = backend.keyword_search([sys.argv[2]], 10)[0]
-    store = backend.store()
-    tantivy = backend._keywords is not None and backend._keywords.stamp == (
-        store.identity, store.generation())
-    print(json.dumps([sorted(found), tantivy]), flush=True)
+    answered_by_folder = in_step(backend)
+    counts, passages = backend.term_frequencies([term])
+    print(json.dumps([sorted(found), answered_by_folder, [counts[term], passages]]), flush=True)
 """
 
 
@@ -71,11 +72,12 @@ def backend(folder):
     backend.close()
 
 
-def empty_fts5(folder: Path) -> None:
-    """Delete every row of the FTS5 table: a keyword search that still finds comes from
-    Tantivy."""
-    with closing(sqlite3.connect(folder / DATABASE)) as db, db:
-        db.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all')")
+def in_step(backend: SQLiteBackend) -> bool:
+    """Whether the folder's Tantivy index shows the database as it is (so it answered the
+    last keyword search: neither its last commit behind a writer nor an index in RAM)."""
+    store = backend.store()
+    return backend._keywords is not None and backend._keywords.stamp == (
+        store.identity, store.generation())
 
 
 def lighthouse(backend: SQLiteBackend) -> list[int]:
@@ -86,15 +88,16 @@ def test_keyword_search_answers_from_tantivy_once_flushed(backend, folder):
     put(backend, "/docs/harbour.txt", HARBOUR, 0)
     put(backend, "/docs/council.txt", COUNCIL, 1)
     harbour = ids_along(backend, 0)
+    # not committed yet: the last commit (of nothing) answers; the dense search finds them
+    assert backend.keyword_search(["harbour"], 5) == [[]] and not in_step(backend)
     backend.flush()
-    empty_fts5(folder)
 
     found = backend.keyword_search(["lighthouses counting", "harbour"], 5)
 
     assert len(found[0]) == 1 and found[0][0] in harbour
     assert set(found[1]) == {i for i, row in backend.chunks(list(harbour)).items()
                              if "harbour" in row.text}
-    assert (folder / FOLDER).is_dir()
+    assert (folder / FOLDER).is_dir() and in_step(backend)
 
 
 def test_tantivy_ranks_as_fts5_does(backend, folder):
@@ -105,15 +108,11 @@ def test_tantivy_ranks_as_fts5_does(backend, folder):
     put(backend, "/docs/crossings.txt", [f"The river, stone and bridge {word}."
                                          for word in ("today", "again", "anew", "below")], 1)
     put(backend, "/docs/harbour.txt", HARBOUR + COUNCIL, 2)  # neither
-    question = ["lantern river stone bridge"]
-    fts5 = backend.keyword_search(question, 10)
     backend.flush()
-    empty_fts5(folder)
 
-    tantivy = backend.keyword_search(question, 10)
+    found = backend.keyword_search(["lantern river stone bridge"], 10)[0]
 
-    assert tantivy[0][0] in ids_along(backend, 0)
-    assert tantivy == fts5
+    assert found[0] in ids_along(backend, 0) and set(found[1:]) == ids_along(backend, 1)
 
 
 def test_a_removed_documents_passages_never_come_back(backend, folder):
@@ -134,6 +133,38 @@ def test_a_removed_documents_passages_never_come_back(backend, folder):
         assert reader.keyword_search(["apple"], 5)[0] == list(ids_along(backend, 2))
     finally:
         reader.close()
+
+
+INLINE = {  # one passage a sentence
+    "/docs/leon.txt": ["De León's café served crème brûlée.", "Leon Martinez resigned on 12 March.",
+                       "The technology museum's assembly hall reopened."],
+    "/docs/ferry.txt": ["Ferries, ferry-boats and a ferryman: the FERRY ran daily.",
+                        "Is it us, or is the harbour as busy as ever?"],
+    "/docs/report.txt": ["Report_2024 shows 3.5% growth in e-mail use.", "Résumé writing classes"],
+}
+# How many of those 7 passages hold each stem, as FTS5 (schema 3, commit 1bcfbff) counted
+# them; "field" and "note" are of the title every passage is indexed with
+FTS5_COUNTED = {"leon": 2, "cafe": 1, "creme": 1, "martinez": 1, "resign": 1, "march": 1,
+                "12": 1, "ferri": 1, "boat": 1, "ferryman": 1, "harbour": 1, "busi": 1,
+                "report": 1, "2024": 1, "5": 1, "growth": 1, "mail": 1, "resum": 1,
+                "write": 1, "class": 1, "museum": 1, "field": 7, "note": 7}
+
+
+def test_term_frequencies_are_those_fts5_counted_for_the_stems_it_kept(backend):
+    """The answer asks with Snowball's Porter stems. FTS5's Porter stemmer differs on a few
+    words ("technology": "technolog", not "technologi"; it leaves "is", "us", "as" alone),
+    so FTS5 counted 0 for those stems, as if no passage held them: now they are found."""
+    for axis, (path, sentences) in enumerate(INLINE.items()):
+        put(backend, path, sentences, axis)
+    backend.flush()
+
+    counts, passages = backend.term_frequencies(
+        [*FTS5_COUNTED, "technologi", "assembli", "i", "u", "a"])
+
+    assert passages == 7
+    assert {term: counts[term] for term in FTS5_COUNTED} == FTS5_COUNTED
+    assert [counts[term] for term in ("technologi", "assembli", "i", "u", "a")] == [
+        1, 1, 1, 1, 2]  # FTS5: 0, 0, 0, 0, 1 ("a" but not "as")
 
 
 def test_chunk_ids_are_never_given_twice(backend):
@@ -166,8 +197,7 @@ def test_a_missing_stale_or_unreadable_keyword_index_is_rebuilt(backend, folder,
 
     reopened = SQLiteBackend(folder)
     try:
-        assert lighthouse(reopened) == []
-        empty_fts5(folder)  # what is found next comes from the rebuilt Tantivy index
+        assert lighthouse(reopened) == [] and in_step(reopened)  # rebuilt, in the folder
         assert set(reopened.keyword_search(["mayor"], 5)[0]) <= ids_along(reopened, 1)
         assert reopened.keyword_search(["mayor"], 5)[0]
     finally:
@@ -184,9 +214,8 @@ def test_another_processs_committed_write_is_seen(backend, folder):
                           env=ENV, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
 
-    empty_fts5(folder)
     found = backend.keyword_search(["apple"], 5)[0]
-    assert found and set(found) == ids_along(backend, 2)
+    assert found and set(found) == ids_along(backend, 2) and in_step(backend)
     assert lighthouse(backend)
 
 
@@ -197,6 +226,7 @@ def test_a_read_only_index_folder_still_answers(backend, folder, keywords):
     put(backend, "/docs/council.txt", COUNCIL, 1)
     backend.flush()
     expected = sorted(lighthouse(backend))
+    counts = backend.term_frequencies(["lighthous"])
     backend.close()
     if keywords == "missing":
         shutil.rmtree(folder / FOLDER)
@@ -210,8 +240,8 @@ def test_a_read_only_index_folder_still_answers(backend, folder, keywords):
                           preexec_fn=_without_root_powers)  # the folder is another user's
 
     assert done.returncode == 0, done.stderr
-    # Tantivy opens no index it cannot lock: the database's FTS5 table answers
-    assert json.loads(done.stdout) == [expected, False]
+    # Tantivy opens no index it cannot lock: one built in RAM from the database answers
+    assert json.loads(done.stdout) == [expected, False, [counts[0]["lighthous"], counts[1]]]
     assert sorted(folder.rglob("*")) == before
 
 
@@ -228,7 +258,6 @@ def test_query_syntax_in_a_question_is_read_as_words(backend, folder):
     put(backend, "/docs/harbour.txt", HARBOUR, 0)
     put(backend, "/docs/council.txt", COUNCIL, 1)
     backend.flush()
-    empty_fts5(folder)
     keeper = [i for i, row in backend.chunks(list(ids_along(backend, 0))).items()
               if "keeper" in row.text]
 
@@ -288,8 +317,8 @@ def damage(path: Path, how: str) -> None:
     *((kind, "flip") for kind in ("term", "idx", "pos", "store", "fast", "fieldnorm")),
     ("idx", "truncate"), ("term", "truncate"), ("idx", "flip, checksum matching"),
 ])
-def test_a_damaged_segment_file_falls_back_to_fts5_and_is_rebuilt(keyword_answers, tmp_path,
-                                                                   kind, how):
+def test_a_damaged_segment_file_falls_back_to_an_index_in_ram_and_is_rebuilt(
+        keyword_answers, tmp_path, kind, how):
     pristine, expected = keyword_answers
     index = tmp_path / "index"
     shutil.copytree(pristine, index)
@@ -305,8 +334,8 @@ def test_a_damaged_segment_file_falls_back_to_fts5_and_is_rebuilt(keyword_answer
 @pytest.mark.process
 def test_a_reader_survives_segment_files_cut_short_under_it(keyword_answers, tmp_path):
     """Tantivy maps its segment files: one cut short under a running reader killed it with
-    SIGBUS at its next search. The sizes are checked first: FTS5 answers, and the index
-    is rebuilt, as for any damage."""
+    SIGBUS at its next search. The sizes are checked first: an index built in RAM
+    answers, and the folder's is rebuilt, as for any damage."""
     pristine, _ = keyword_answers
     index = tmp_path / "index"
     shutil.copytree(pristine, index)
@@ -321,14 +350,14 @@ def test_a_reader_survives_segment_files_cut_short_under_it(keyword_answers, tmp
         assert line, f"the reader died ({reader.wait(timeout=60)}): {reader.stderr.read()}"
         return json.loads(line)
 
-    found, tantivy = json.loads(reader.stdout.readline())  # its first search: all mapped
+    found, tantivy, counts = json.loads(reader.stdout.readline())  # its first search: all mapped
     assert found and tantivy
     for path in (index / FOLDER).iterdir():
         if not path.name.startswith(".") and path.suffix != ".json":  # a segment file
             os.truncate(path, 0)
 
-    assert search() == [found, False]  # FTS5 answers
-    assert search() == [found, True]  # rebuilt: Tantivy answers again
+    assert search() == [found, False, counts]  # an index in RAM answers
+    assert search() == [found, True, counts]  # rebuilt: the folder's answers again
     reader.stdin.close()
     assert reader.wait(timeout=60) == 0
     assert "changed size" in reader.stderr.read()

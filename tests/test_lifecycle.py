@@ -15,6 +15,7 @@ import sqlite3
 import struct
 import subprocess
 import sys
+import zlib
 from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
@@ -412,13 +413,15 @@ def test_an_unversioned_index_of_this_layout_is_stamped_and_another_is_refused(
 OLD_INDEXES = {  # the same two documents, indexed by the qa of each earlier schema
     1: Path(__file__).parent / "data" / "schema1-index",  # built by qa at 83bfaf7
     2: Path(__file__).parent / "data" / "schema2-index",  # built by qa at 5a32e8d
+    3: Path(__file__).parent / "data" / "schema3-index",  # built by qa at 1bcfbff
 }
 
 
 def _old_copy(schema: int, target: Path) -> Path:
     """A copy of an index an earlier qa built (schema 1: float32 vectors, an FTS5 table
-    holding its own copy of the text; schema 2: the text uncompressed; the vector file of
-    each one's format too)."""
+    holding its own copy of the text; schema 2: the text uncompressed, the vector file of
+    each one's format too; schema 3: a contentless FTS5 table, no vector file). None has
+    its keyword folder: it is rebuilt from the database."""
     shutil.copytree(OLD_INDEXES[schema], target)
     target.chmod(0o700)
     return target
@@ -429,11 +432,15 @@ def test_an_index_of_an_earlier_schema_is_upgraded_in_place_and_answers(
     tmp_path, caplog, schema
 ):
     index_path = _old_copy(schema, tmp_path / "old")
-    old_kind = {1: np.float32, 2: np.float16}[schema]  # schema 3's chunk vectors: as 2's
+    old_kind = {1: np.float32, 2: np.float16, 3: np.float16}[schema]
     with closing(sqlite3.connect(index_path / DATABASE)) as db:
         old = {i: np.frombuffer(blob, old_kind)
                for i, blob in db.execute("SELECT id, vector FROM chunks")}
         texts = dict(db.execute("SELECT path, text FROM documents"))
+        texts = {path: zlib.decompress(text).decode() if schema == 3 else text
+                 for path, text in texts.items()}
+        assert db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'chunks_fts'"
+                          ).fetchone() == (1,)
     caplog.set_level(logging.INFO, logger="qa")
 
     index = Index.open(index_path)
@@ -453,9 +460,11 @@ def test_an_index_of_an_earlier_schema_is_upgraded_in_place_and_answers(
         new = dict(db.execute("SELECT id, vector FROM chunks"))
         sentences = {len(blob) for (blob,) in db.execute("SELECT vector FROM sentences")}
         stored = dict(db.execute("SELECT path, length(text) FROM documents"))
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
     assert new.keys() == old.keys() and sentences == {384}
     assert {len(blob) for blob in new.values()} == {384}  # int8
     assert all(stored[path] < len(text) for path, text in texts.items())  # compressed
+    assert not {name for name in tables if name.startswith("chunks_fts")}, tables
     for chunk_id, blob in new.items():  # the same vectors, stored small: not re-embedded
         assert np.dot(_vector(blob), old[chunk_id]) > 0.9999
     assert not (index_path / VECTORS).exists()  # an exact index is built, not saved
@@ -464,19 +473,27 @@ def test_an_index_of_an_earlier_schema_is_upgraded_in_place_and_answers(
     assert not any("upgrading" in r.getMessage() for r in caplog.records)
 
 
-@pytest.mark.process
-def test_an_index_of_the_previous_schema_that_cannot_be_written_is_one_line(tmp_path):
-    index_path = _old_copy(2, tmp_path / "old")
+def _read_only_old_copy(schema: int, target: Path) -> Path:
+    """A copy of an earlier schema's index in a folder of another user's, read-only."""
+    index_path = _old_copy(schema, target)
     for path in (index_path, *index_path.iterdir()):
         os.chown(path, 65534, 65534)
         path.chmod(0o755 if path.is_dir() else 0o644)
+    return index_path
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("schema", [2, 3])
+def test_an_index_of_an_earlier_schema_that_cannot_be_written_is_one_line(tmp_path, schema):
+    """Never misread: schema 3's chunk vectors are float16, this one's int8."""
+    index_path = _read_only_old_copy(schema, tmp_path / "old")
     before = (index_path / DATABASE).read_bytes()
 
     done = _qa("--index", str(index_path), "ask", "Which apples grow at Kelso?",
                preexec_fn=_without_root_powers)
 
     _one_line_error(done, f"the index database {index_path / DATABASE} was written by an "
-                          "older qa (schema 2); open it once where it can be written")
+                          f"older qa (schema {schema}); open it once where it can be written")
     assert (index_path / DATABASE).read_bytes() == before
 
 

@@ -16,8 +16,7 @@ def _stored(index) -> list[tuple]:
     with closing(sqlite3.connect(index / DATABASE)) as db:
         return db.execute(
             "SELECT c.id, d.id, d.path, d.text, c.ordinal, c.start_char, c.end_char, c.vector, "
-            "(SELECT group_concat(hex(s.vector)) FROM sentences s WHERE s.chunk_id = c.id), "
-            "(SELECT count(*) FROM chunks_fts WHERE rowid = c.id) "
+            "(SELECT group_concat(hex(s.vector)) FROM sentences s WHERE s.chunk_id = c.id) "
             "FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY c.id"
         ).fetchall()
 

@@ -6,7 +6,6 @@ from hypothesis import strategies as st
 
 from qa import QAError
 from qa.answer import NOT_FOUND
-from qa.backends.sqlite import keyword_query
 from qa.conversation import standalone_question
 from qa.search import reciprocal_rank_fusion
 
@@ -39,13 +38,6 @@ def test_hostile_text_gets_an_answer_or_a_plain_refusal(seed_index, text):
         assert answer.citations and all(c.quote in c.hit.text for c in answer.citations)
     else:
         assert (answer.text, answer.citations) == (NOT_FOUND, ())
-
-
-def test_keyword_query_quotes_every_word():
-    assert keyword_query('resign* AND "recording" NEAR(x)') == (
-        '"resign" OR "and" OR "recording" OR "near" OR "x"'
-    )
-    assert keyword_query("?!* ()") is None
 
 
 def test_keyword_search_leaves_out_words_half_the_passages_hold(tmp_path):

@@ -100,7 +100,8 @@ class Backend(Protocol):
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
         """How many chunks hold each of `terms` (Porter stems), and how many chunks there
-        are: the corpus statistics for weighing a question's words in an answer."""
+        are: the corpus statistics for weighing a question's words in an answer, as of the
+        writes flushed (or later ones)."""
 
     def dense_search(
         self, query_vectors: np.ndarray, k: int, within: Sequence[str] | None = None
@@ -110,7 +111,9 @@ class Backend(Protocol):
     def keyword_search(
         self, queries: Sequence[str], k: int, within: Sequence[str] | None = None
     ) -> list[list[int]]:
-        """Per query, the ids of the `k` best BM25 matches of any of its (stemmed) words."""
+        """Per query, the ids of the `k` best BM25 matches of any of its (stemmed) words.
+        Every write is seen once flushed (by some backends at once); none returns a chunk
+        removed before it began."""
 
     def vector_count(self) -> int:
         """How many chunk vectors the dense search holds: one per chunk, unless some are
@@ -122,7 +125,8 @@ class Backend(Protocol):
         chunk and its vector go together)."""
 
     def flush(self) -> None:
-        """Make the writes so far durable and quick to reopen (at the end of a run)."""
+        """Make the writes so far durable, seen by the keyword search, and quick to reopen
+        (at the end of a run)."""
 
     def close(self) -> None: ...
 

@@ -8,8 +8,8 @@ passage vector, and a BM25 sparse vector that Milvus computes from a `stems` fie
 and `sentences` (span and vector; Milvus has no array of vectors). Milvus needs a
 vector field in every collection: the first three carry a 2-d placeholder.
 
-Keyword search stems in Python (Porter, lower case, diacritics removed, as SQLite's
-FTS5 `porter unicode61 remove_diacritics 2` does) and has Milvus's standard tokenizer
+Keyword search stems in Python (Porter, lower case, diacritics removed, as the SQLite
+backend's Tantivy index keeps words, `qa.stemming`) and has Milvus's standard tokenizer
 split the stems: Milvus accepts the `english` analyzer at creation but fails on
 insert, and silently ignores a `stemmer` filter. Its BM25 scores are negative; only
 ranks are used (`qa.search` fuses them).
@@ -72,7 +72,7 @@ def _milvus():
 
 
 def stems(text: str, limit: int | None = None) -> str:
-    """The text as FTS5's porter tokenizer sees it: lower-case, unaccented Porter stems."""
+    """The text as lower-case, unaccented Porter stems (`qa.stemming`'s words)."""
     words = _WORD.findall(unaccented(text.lower()))
     if limit is not None:  # a query: each distinct word once
         words = list(dict.fromkeys(words))[:limit]

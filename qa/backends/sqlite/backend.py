@@ -15,13 +15,18 @@ one, if no writer holds the index's lock at that moment.
 
 The Tantivy index (the folder `keywords`) gets each write's changes too, and
 commits them, with the generation they bring it to, at `flush` (the end of an
-`Index.add` or `remove`). A keyword search uses it only when it shows the database
-as it is: else it reloads it (another process committed), or rebuilds it from the
-stored chunks if no writer holds the index's lock, and meanwhile, or where it
-cannot be written (a read-only folder), searches the database's FTS5 table, which is
-always in step. So no search returns a chunk that was deleted before it began. A keyword
-index found damaged (`KeywordsDamaged`: a checksum, or Tantivy failing) is dropped, and
-made anew from the database as soon as no writer holds the index; FTS5 answers meanwhile.
+`Index.add` or `remove`). It gives the keyword ranking and the answer's term statistics.
+A search that finds it behind the database reloads it (another process committed), or
+rebuilds it from the stored chunks if no writer holds the index's lock. While a writer
+holds it (its changes not yet committed, in this process or another), the last commit
+is searched and the chunks deleted since are left out of what it finds: no search
+returns a chunk deleted before it began, and the writer's new chunks are found by the
+dense search until it commits. Where the folder's index cannot be used at all (a
+read-only folder, one that cannot be opened, or damaged while a writer holds the
+index), an index built in RAM from the database's chunks answers, kept until the
+database changes. A keyword index found damaged (`KeywordsDamaged`: a checksum, or
+Tantivy failing) is dropped, and made anew from the database as soon as no writer holds
+the index.
 
 `qa index --rebuild` swaps the whole folder for a new one: before each use the
 backend checks that its database file is still the one in the folder, and if not
@@ -30,7 +35,6 @@ app) reads and writes the new index, never the deleted one.
 """
 
 import logging
-import re
 import shutil
 import threading
 from collections.abc import Callable, Sequence
@@ -38,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.backends.base import MAX_KEYWORDS, ChunkRow, DocumentInfo, FileState, SentenceRow
+from qa.backends.base import ChunkRow, DocumentInfo, FileState, SentenceRow
 from qa.backends.sqlite.keywords import FOLDER as KEYWORDS
 from qa.backends.sqlite.keywords import KeywordIndex, KeywordsDamaged
 from qa.backends.sqlite.store import Store
@@ -46,30 +50,11 @@ from qa.backends.sqlite.vectors import VectorIndex
 from qa.chunking import Chunk
 from qa.documents import Document
 from qa.locking import try_write_lock
-from qa.stemming import index_term
 
 log = logging.getLogger(__name__)
 DATABASE = "index.sqlite3"
 VECTORS = "vectors.faiss"
 FILES = (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-shm", VECTORS, "vectors.tmp", KEYWORDS)
-_WORD = re.compile(r"\w+")
-
-
-def keyword_query(text: str, store: Store | None = None) -> str | None:
-    """An FTS5 MATCH expression, for when the Tantivy index cannot be used: any of the
-    text's words, each quoted, but those that half or more of the passages in `store` hold;
-    all of them if every one is that common; None if it has none.
-
-    BM25 gives such a common word no weight (FTS5 clamps its IDF, negative from half the
-    passages on, to about zero), yet matching it made FTS5 score most of the index on
-    every question: left out, only the order of passages that match nothing else can
-    change. Quoting every word means no user text can be read as FTS5 syntax.
-    """
-    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(text)))[:MAX_KEYWORDS]
-    if store is not None and words:
-        holding, passages = store.term_frequencies([index_term(word) for word in words])
-        words = [word for word in words if 2 * holding[index_term(word)] < passages] or words
-    return " OR ".join(f'"{word}"' for word in words) or None
 
 
 class SQLiteBackend:
@@ -87,8 +72,10 @@ class SQLiteBackend:
         # what the keyword index holds, its changes not yet committed included
         self._keywords_of: tuple[str, int] | None = None
         # the database state at which the keyword index could not be opened or rebuilt:
-        # searches use FTS5, without trying again, until the database changes
+        # searches use one in RAM, without trying again, until the database changes
         self._no_keywords_at: tuple[str, int] | None = None
+        self._in_ram: KeywordIndex | None = None  # that one, of the state in its stamp
+        self._in_ram_lock = threading.Lock()
 
     # -- reading -------------------------------------------------------------------
 
@@ -111,7 +98,13 @@ class SQLiteBackend:
         return self.store().sentences(chunk_ids)
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        return self.store().term_frequencies(terms)
+        """Counted in the keyword index a search would read now (see `keyword_search`)."""
+        store = self.store()
+        try:
+            return self._searchable_keywords(store)[0].frequencies(terms)
+        except KeywordsDamaged as error:
+            self._discard_keywords(store, error)
+        return self._keywords_in_ram(store).frequencies(terms)
 
     def dense_search(
         self, query_vectors: np.ndarray, k: int, within: Sequence[str] | None = None
@@ -128,16 +121,16 @@ class SQLiteBackend:
         self, queries: Sequence[str], k: int, within: Sequence[str] | None = None
     ) -> list[list[int]]:
         store = self.store()
+        only = None if within is None else store.chunk_ids(within)
         try:
-            keywords = self._keywords_in_step(store)
-            if keywords is not None:
-                only = None if within is None else store.chunk_ids(within)
-                return [keywords.search(query, k, only) for query in queries]
+            keywords, behind = self._searchable_keywords(store)
+            if behind:
+                return [_search_present(keywords, store, query, k, only) for query in queries]
+            return [keywords.search(query, k, only) for query in queries]
         except KeywordsDamaged as error:
             self._discard_keywords(store, error)
-        # FTS5, always in step with the database
-        matches = [keyword_query(query, store) for query in queries]
-        return [store.keyword_search(match, k, within) if match else [] for match in matches]
+        in_ram = self._keywords_in_ram(store)
+        return [in_ram.search(query, k, only) for query in queries]
 
     def vector_count(self) -> int:
         return len(self.vectors())
@@ -210,27 +203,50 @@ class SQLiteBackend:
         else:
             (self.folder / VECTORS).unlink(missing_ok=True)
 
-    def _keywords_in_step(self, store: Store) -> KeywordIndex | None:
-        """The keyword index if it shows the database as it is now: reloaded, or rebuilt if
-        no writer holds the index; None while this process has changes not committed to it,
-        or where it cannot be read or rebuilt."""
-        current, keywords = (store.identity, store.generation()), self._keywords
+    def _searchable_keywords(self, store: Store) -> tuple[KeywordIndex, bool]:
+        """The keyword index a search reads now, and whether it is behind the database: the
+        folder's if it shows the database as it is (reloaded, or rebuilt if no writer holds
+        the index); its last commit if that is of this database, behind a writer's changes
+        (what it finds may have been deleted since); else one built in RAM."""
+        current = (store.identity, store.generation())
+        keywords = self._keywords
+        if (keywords is None or keywords.stamp != current) and self._no_keywords_at != current:
+            keywords = self._reloaded_keywords(store, current)
         if keywords is not None and keywords.stamp == current:
-            return keywords
-        if self._no_keywords_at == current:
-            return None
+            self._in_ram = None  # not needed any more
+            return keywords, False
+        if keywords is not None and self._no_keywords_at != current and _behind(
+                keywords.stamp, current):
+            return keywords, True
+        return self._keywords_in_ram(store), False
+
+    def _reloaded_keywords(self, store: Store, current: tuple[str, int]) -> KeywordIndex | None:
+        """The folder's keyword index with the last commit, of this process or another; or
+        rebuilt, if behind the database and no writer holds the index; None if it cannot
+        be opened. This process's own changes not yet committed are left in its writer."""
         with self._lock:
             keywords = self._open_keywords(store)
             if keywords is None:
                 self._no_keywords_at = current
                 return None
-            if self._keywords_of != keywords.stamp:
-                return None  # changes not committed yet: FTS5 has them
-            keywords.reload()
-            if keywords.stamp != current:
-                self._rebuild_keywords_for_readers(keywords, store)
-            self._keywords_of = keywords.stamp
-            return keywords if keywords.stamp == current else None
+            if self._keywords_of == keywords.stamp:  # no changes of this process's pending
+                keywords.reload()
+                if keywords.stamp != current:
+                    self._rebuild_keywords_for_readers(keywords, store)
+                self._keywords_of = keywords.stamp
+            return keywords
+
+    def _keywords_in_ram(self, store: Store) -> KeywordIndex:
+        """A keyword index in RAM of the database's chunks, built when first needed at each
+        state of the database (one changed while it is built is built again next time)."""
+        with self._in_ram_lock:
+            current = (store.identity, store.generation())
+            if self._in_ram is None or self._in_ram.stamp != current:
+                self._in_ram = None  # its memory freed before the next is built
+                self._in_ram = KeywordIndex.in_memory(store.chunk_texts(), *current)
+                log.info("built a keyword index in memory from the database in %s",
+                         self.folder)
+            return self._in_ram
 
     def _open_keywords(self, store: Store) -> KeywordIndex | None:
         if self._keywords is None:
@@ -252,7 +268,7 @@ class SQLiteBackend:
 
     def _rebuild_keywords(self, keywords: KeywordIndex, store: Store) -> None:
         """Make the keyword index hold the database's chunks (a failure is only logged:
-        searches use FTS5 meanwhile)."""
+        searches use one built in RAM meanwhile)."""
         try:
             keywords.replace_all(store.chunk_texts(), store.identity, store.generation())
             log.info("rebuilt the keyword index from the database")
@@ -260,14 +276,14 @@ class SQLiteBackend:
             keywords.close()
             self._no_keywords_at = (store.identity, store.generation())
             log.warning("could not rebuild the keyword index in %s (%s); keyword searches use "
-                        "the database's FTS5 table meanwhile", self.folder / KEYWORDS, error)
+                        "one built in memory meanwhile", self.folder / KEYWORDS, error)
 
     def _discard_keywords(self, store: Store, error: KeywordsDamaged) -> None:
         """Drop a keyword index found damaged, and delete it if no writer holds the index
         (never waiting for one): the next search makes it anew from the database. While a
-        writer holds it, searches use FTS5 until the database changes."""
-        log.warning("the keyword index in %s is damaged (%s); keyword searches use the "
-                    "database's FTS5 table until it is rebuilt", self.folder / KEYWORDS, error)
+        writer holds it, searches use one built in RAM until the database changes."""
+        log.warning("the keyword index in %s is damaged (%s); keyword searches use one built "
+                    "in memory until it is rebuilt", self.folder / KEYWORDS, error)
         with self._lock:
             self._close_keywords()
             if store.readonly or (lock := try_write_lock(self.folder)) is None:
@@ -386,6 +402,26 @@ class SQLiteBackend:
                 self._rebuild_keywords(keywords, store)
             self._keywords_of = keywords.stamp
         return keywords if keywords is not None and self._keywords_of == current else None
+
+
+def _behind(stamp: tuple[str, int] | None, current: tuple[str, int]) -> bool:
+    """Whether a keyword index of `stamp` shows an earlier state of the database now at
+    `current` (not another database's, nor one it cannot place)."""
+    return stamp is not None and stamp[0] == current[0] and stamp[1] < current[1]
+
+
+def _search_present(keywords: KeywordIndex, store: Store, query: str, k: int,
+                    only: Sequence[int] | None) -> list[int]:
+    """The best `k` of the keyword index's hits that still have a chunk (it is behind the
+    database: a writer may have deleted some since), searching deeper while too few do."""
+    wanted = k
+    while True:
+        found = keywords.search(query, wanted, only)
+        present = store.present(found)
+        hits = [chunk_id for chunk_id in found if chunk_id in present]
+        if len(hits) >= k or len(found) < wanted:
+            return hits[:k]
+        wanted *= 2
 
 
 def _file_id(path: Path) -> tuple[int, int]:

@@ -3,11 +3,17 @@
 One Tantivy document per chunk: its id, and one field holding the document's title and
 the chunk's text as the keyword index's terms (`qa.stemming.index_terms`, which
 Tantivy's whitespace tokenizer splits), so BM25 weighs a passage as one bag of words, as
-FTS5's bm25() does, with the product's one stemmer. A question becomes the same terms,
+FTS5's bm25() did, with the product's one stemmer. A question becomes the same terms,
 each a term query: no user text is ever parsed, so none is read as query syntax. Terms
 that half the passages or more hold are left out (all kept if every one is that common):
 BM25 gives them almost no weight, yet each would make every passage a match to score.
 Searches never count matches, which would visit them all.
+
+The same index also answers how many passages hold each of a question's terms, the
+statistics the answer weighs words by (counted among the passages alive, so those a
+write deleted, which Tantivy's own document frequency still counts until a merge, are
+not). `KeywordIndex.in_memory` builds one in RAM from the database, for the backend's
+fallback when the folder's index cannot be read, written or trusted.
 
 Every commit also rewrites a marker document (chunk id 0, which SQLite never gives)
 holding the database identity and generation the index reflects, so a searcher knows in
@@ -18,7 +24,8 @@ A damaged index is found, not trusted: before the index is opened or reloaded, e
 of the segments its meta.json lists is checked against the CRC32 Tantivy writes in its
 footer (a file already checked, of the same size and time, is not read again: segment
 files never change), and a panic or error from Tantivy in a search or reload is raised as
-`KeywordsDamaged`, on which the backend searches FTS5 and rebuilds the index. One flipped
+`KeywordsDamaged`, on which the backend searches an index built in RAM and rebuilds
+this one. One flipped
 bit made Tantivy panic, or silently drop hits, before. Tantivy maps the segment files
 into memory, so one cut short under a process that has it open kills that process with
 SIGBUS when a search reads past its new end (Python cannot catch it); Tantivy itself never
@@ -166,19 +173,23 @@ def _as_fts5(held: int, passages: int) -> float:
 
 
 class KeywordIndex:
-    """The Tantivy index in one folder: searched from its last commit that was reloaded.
+    """The Tantivy index in one folder (or in RAM: no folder), searched from its last
+    commit that was reloaded.
 
     A search reads a snapshot (a searcher), so one running while the index reloads is
     unaffected. The writer exists only from a write to its commit (or `close`).
     """
 
     @_guarded
-    def __init__(self, folder: Path, reuse: bool) -> None:
+    def __init__(self, folder: Path | None, reuse: bool = False) -> None:
         self._checked: set[Checked] = set()
         self._sizes: Sizes = {}  # of the files the searcher reads
-        if reuse and (folder / "meta.json").exists():
-            self._sizes = check_files(folder, self._checked)
-        self._index = tantivy.Index(_schema(), path=str(folder), reuse=reuse)
+        if folder is None:
+            self._index = tantivy.Index(_schema())
+        else:
+            if reuse and (folder / "meta.json").exists():
+                self._sizes = check_files(folder, self._checked)
+            self._index = tantivy.Index(_schema(), path=str(folder), reuse=reuse)
         # no reader thread of Tantivy's own reloads behind the checks: `reload` does, after them
         self._index.config_reader(reload_policy="manual")
         self._folder = folder
@@ -212,10 +223,18 @@ class KeywordIndex:
             log.warning("cannot make the keyword index %s (%s)", folder, error)
             return None
 
+    @classmethod
+    def in_memory(cls, chunks: Iterable[ChunkText], identity: str,
+                  generation: int) -> "KeywordIndex":
+        """An index in RAM holding `chunks`, the database's at `generation`."""
+        index = cls(None)
+        index.replace_all(chunks, identity, generation)
+        return index
+
     @_guarded
     def reload(self) -> None:
         """See the last commit, of this process or another, once its files are checked."""
-        sizes = check_files(self._folder, self._checked)
+        sizes = {} if self._folder is None else check_files(self._folder, self._checked)
         self._index.reload()
         searcher = self._index.searcher()
         self._searcher, self.stamp, self._sizes = searcher, self._stamp(searcher), sizes
@@ -245,6 +264,18 @@ class KeywordIndex:
         hits = searcher.search(query, k, count=False).hits
         ids = searcher.fast_field_values("chunk_id", [address for _, address in hits])
         return [int(chunk_id) for chunk_id in ids if chunk_id is not None]
+
+    @_guarded
+    def frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """How many passages hold each of `terms`, and how many passages there are."""
+        searcher = self._searcher
+        check_sizes(self._sizes)
+        held = {}
+        for term in terms:
+            query = tantivy.Query.term_query(self._schema, "body", term, index_option="basic")
+            found = searcher.search(query, 1, count=True)
+            held[term] = found.count  # type: ignore[attr-defined]  # not in tantivy's stub
+        return held, max(searcher.num_docs - 1, 0)  # the marker is no passage
 
     def apply(self, removed: Sequence[int], added: Iterable[ChunkText]) -> None:
         """Delete the chunks `removed` and add `added`, seen by searches after `commit`."""
@@ -291,6 +322,8 @@ class KeywordIndex:
         Tantivy creates them as the umask allows (the folder, 0700, already keeps others
         out). Run once the writer is gone, when no merge can be making new files. Never
         fails: another process's writer may be adding and deleting files meanwhile."""
+        if self._folder is None:
+            return
         try:
             paths = list(self._folder.iterdir())
         except OSError:

@@ -2,9 +2,8 @@
 
 It holds documents (path, content hash, size, mtime, extracted text, zlib-compressed),
 their chunks (char span, page, vector: a chunk's text is read from its document's, never
-copied), each chunk's sentences (span, vector) and a contentless FTS5 table (Porter
-stemming: its index, not a copy of the text): the term statistics answers weigh words
-by, and the keyword search when the derived keyword index cannot be used. Vectors are
+copied) and each chunk's sentences (span, vector); no keyword index: the derived Tantivy
+index (`keywords`) is the only one, and gives the term statistics too. Vectors are
 stored small, as no search needs more: a chunk's and a sentence's alike as int8 scaled to
 its largest component, unit length again when read. Chunk ids are never given twice, so
 an id in a derived index that is behind names that chunk or none. Every change is one
@@ -12,8 +11,8 @@ transaction, so a crash leaves the previous state, and each bumps `generation`, 
 derived vector and keyword indexes compare with their own to know whether they are stale.
 WAL mode lets readers search while a writer indexes. A database of an earlier schema (1:
 float32 vectors, two more copies of the text, the chunks' and FTS5's; 2: the text
-uncompressed; 3: chunk vectors as float16) is upgraded in place when first opened where
-it can be written, without re-embedding.
+uncompressed; 3: chunk vectors as float16 and an FTS5 table) is upgraded in place when
+first opened where it can be written, without re-embedding.
 """
 
 import functools
@@ -73,11 +72,8 @@ CREATE TABLE IF NOT EXISTS sentences (
 );
 CREATE INDEX IF NOT EXISTS sentences_by_chunk ON sentences(chunk_id);
 """
-_FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    title, text, content = '', tokenize = 'porter unicode61 remove_diacritics 2'
-)"""
-_SCHEMA += _FTS + ";"
 _CHUNKS_1 = ["id", "document_id", "ordinal", "start_char", "end_char", "page", "text", "vector"]
+_FTS_COLUMNS = ["title", "text"]  # of the FTS5 table chunks_fts, schemas 1 to 3
 
 
 class Store:
@@ -103,8 +99,6 @@ class Store:
             raise _database_error(path, error) from error
         try:
             self.identity = _prepare(self._db, path, self.readonly)
-            self._db.execute(  # the keyword index's terms and how many chunks hold each
-                "CREATE VIRTUAL TABLE temp.chunks_vocab USING fts5vocab(main, chunks_fts, row)")
         except sqlite3.DatabaseError as error:
             self._db.close()
             raise _database_error(path, error) from error
@@ -113,7 +107,6 @@ class Store:
             raise
         self._lock = threading.RLock()
         self._closed = False
-        self._counted = (-1, 0)  # (generation, chunks then)
 
     def close(self) -> None:
         with self._lock:
@@ -188,8 +181,7 @@ class Store:
             )
             first = _next_chunk_id(db)
             added = [
-                _insert_chunk(db, first + n, _row_id(cursor), document.title, chunk, vector,
-                              sentences)
+                _insert_chunk(db, first + n, _row_id(cursor), chunk, vector, sentences)
                 for n, (chunk, vector, sentences) in enumerate(
                     zip(chunks, vectors, sentence_vectors, strict=True))
             ]
@@ -248,41 +240,15 @@ class Store:
         return [SentenceRow(chunk_id, start, end, _vector(blob))
                 for chunk_id, start, end, blob in rows]
 
-    def term_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """How many chunks hold each of `terms` (Porter stems, as the keyword index keeps
-        them), and how many chunks there are."""
-        rows = self._query(
-            f"SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({_marks(terms)})",
-            list(terms),
-        )
-        found = dict(rows)
-        return {term: found.get(term, 0) for term in terms}, self._chunk_count()
-
-    def _chunk_count(self) -> int:
-        """How many chunks there are: counted once per generation, not on every question
-        (count(*) reads the whole table: milliseconds per 100k chunks)."""
-        generation = self.generation()
-        if self._counted[0] != generation:
-            self._counted = (generation, self._query("SELECT count(*) FROM chunks")[0][0])
-        return self._counted[1]
-
-    def keyword_search(
-        self, match: str, limit: int, within: Sequence[str] | None = None
-    ) -> list[int]:
-        """Chunk ids matching an FTS5 query, best BM25 first; only of the documents at the
-        paths `within`, if given."""
-        only = "" if within is None else (
-            "AND rowid IN (SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
-            f"WHERE d.path IN ({_marks(within)}))"
-        )
-        # bm25() rather than FTS5's `rank` column (the same score): ORDER BY rank sends every
-        # match through FTS5's own sorter, about a third slower for the same top `limit`.
-        rows = self._query(
-            f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? {only} "
-            "ORDER BY bm25(chunks_fts) LIMIT ?",
-            (match, *(within or ()), limit),
-        )
-        return [row[0] for row in rows]
+    def present(self, ids: Sequence[int], batch: int = 10_000) -> set[int]:
+        """Those of the chunk ids `ids` that have a chunk now (asked `batch` at a time:
+        SQLite takes at most 32,766 parameters)."""
+        found: set[int] = set()
+        for start in range(0, len(ids), batch):
+            part = list(ids[start:start + batch])
+            found |= {row[0] for row in self._query(
+                f"SELECT id FROM chunks WHERE id IN ({_marks(part)})", part)}
+        return found
 
     def chunk_ids(self, paths: Sequence[str]) -> list[int]:
         """The ids of the chunks of the documents at `paths`."""
@@ -292,10 +258,9 @@ class Store:
         return [row[0] for row in rows]
 
     def chunk_texts(self, batch: int = 4096) -> Iterator[tuple[int, str, str]]:
-        """Every chunk's (id, document title, text), for building the keyword index; each
-        document's text is read once, however many chunks it has."""
-        document_text = functools.lru_cache(maxsize=1)(lambda document_id: _text(self._query(
-            "SELECT text FROM documents WHERE id = ?", (document_id,))[0][0]))
+        """Every chunk's (id, document title, text), for building the keyword index, in
+        batches of `batch` chunks; each document's text is read once a batch. A document
+        that a writer deletes meanwhile leaves out its chunks of the batches after."""
         last = 0
         while rows := self._query(
             "SELECT c.id, c.document_id, d.title, c.start_char, c.end_char FROM chunks c "
@@ -303,8 +268,12 @@ class Store:
             (last, batch)
         ):
             last = rows[-1][0]
+            documents = list({row[1] for row in rows})
+            texts = {document_id: _text(blob) for document_id, blob in self._query(
+                f"SELECT id, text FROM documents WHERE id IN ({_marks(documents)})", documents)}
             for chunk_id, document_id, title, start, end in rows:
-                yield chunk_id, title, document_text(document_id)[start:end]
+                if document_id in texts:
+                    yield chunk_id, title, texts[document_id][start:end]
 
     def document_vectors(self, paths: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """The (chunk ids, vectors) of the documents at `paths`."""
@@ -352,10 +321,10 @@ def _prepare(db: sqlite3.Connection, path: Path, readonly: bool) -> str:
     if version > SCHEMA_VERSION:
         raise QAError(f"the index database {path} has schema version {version}, newer than "
                       f"this qa reads ({SCHEMA_VERSION}): upgrade qa to use it")
-    if tables and not version and _layout(db) not in (_current_layout(), _schema1_layout()):
+    if tables and not version and _layout(db) not in _known_layouts():
         raise QAError(f"the index database {path} was written by an older qa in another "
                       "layout; move the index folder away and rebuild it with: qa index PATHS")
-    older = bool(tables) and version < SCHEMA_VERSION  # schema 1, or unversioned of its layout
+    older = bool(tables) and version < SCHEMA_VERSION  # or unversioned, of a known layout
     if readonly:
         if older:
             raise QAError(f"the index database {path} was written by an older qa (schema "
@@ -377,10 +346,10 @@ def _prepare(db: sqlite3.Connection, path: Path, readonly: bool) -> str:
 def _upgrade(db: sqlite3.Connection, path: Path) -> None:
     """Bring a database of schema 1, 2 or 3 to this one, in one transaction: vectors stored
     as int8 (a float32 or float16 blob is known by its length, so a row already converted,
-    or a database of this schema that lost its stamp, is left as it is), the documents'
-    text compressed, and from schema 1 also FTS5 contentless, its index rebuilt from the
-    chunks, and the chunks' copy of their text dropped. Nothing is embedded again. Then
-    VACUUM gives the space back."""
+    or a database of this schema that lost its stamp, is left as it is), the FTS5 table
+    dropped (the keyword index and the term statistics are Tantivy's), from schema 2 also
+    the documents' text compressed, and from schema 1 also the chunks' copy of their text
+    dropped. Nothing is embedded again. Then VACUUM gives the space back."""
     db.execute("BEGIN IMMEDIATE")
     try:
         version = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -401,12 +370,7 @@ def _upgrade(db: sqlite3.Connection, path: Path) -> None:
         rows = db.execute("SELECT id, text FROM documents WHERE typeof(text) = 'text'").fetchall()
         db.executemany("UPDATE documents SET text = ? WHERE id = ?",
                        [(text_blob(text), document_id) for document_id, text in rows])
-        fts = db.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_fts'").fetchone()
-        if fts is None or "content = ''" not in fts[0]:
-            db.execute("DROP TABLE IF EXISTS chunks_fts")
-            db.execute(_FTS)
-            db.execute("INSERT INTO chunks_fts (rowid, title, text) SELECT c.id, d.title, "
-                       "c.text FROM chunks c JOIN documents d ON d.id = c.document_id")
+        db.execute("DROP TABLE IF EXISTS chunks_fts")
         if "text" in [row[1] for row in db.execute("PRAGMA table_info(chunks)")]:
             db.execute("ALTER TABLE chunks DROP COLUMN text")
         db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
@@ -428,12 +392,15 @@ def _current_layout() -> dict[str, list[str]]:
         return _layout(db)
 
 
-def _schema1_layout() -> dict[str, list[str]]:
-    return {**_current_layout(), "chunks": _CHUNKS_1}
+def _known_layouts() -> list[dict[str, list[str]]]:
+    """The layouts an unversioned database is upgraded from: this schema's, schema 2's and
+    3's (this one with an FTS5 table) and schema 1's."""
+    with_fts = {**_current_layout(), "chunks_fts": _FTS_COLUMNS}
+    return [_current_layout(), with_fts, {**with_fts, "chunks": _CHUNKS_1}]
 
 
 def _layout(db: sqlite3.Connection) -> dict[str, list[str]]:
-    """The columns of each of the schema's tables (none for a missing table)."""
+    """The columns of each of the schemas' tables (none for a missing table)."""
     names = ("meta", "documents", "chunks", "sentences", "chunks_fts")
     return {name: [row[1] for row in db.execute(f"PRAGMA table_info({name})")] for name in names}
 
@@ -473,7 +440,7 @@ def _next_chunk_id(db: sqlite3.Connection) -> int:
 
 
 def _insert_chunk(
-    db: sqlite3.Connection, chunk_id: int, document_id: int, title: str, chunk: Chunk,
+    db: sqlite3.Connection, chunk_id: int, document_id: int, chunk: Chunk,
     vector: np.ndarray, sentence_vectors: np.ndarray,
 ) -> int:
     db.execute(
@@ -482,8 +449,6 @@ def _insert_chunk(
         (chunk_id, document_id, chunk.ordinal, chunk.start, chunk.end, chunk.page,
          vector_blob(vector)),
     )
-    db.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)",
-               (chunk_id, title, chunk.text))
     db.executemany(
         "INSERT INTO sentences (chunk_id, start_char, end_char, vector) VALUES (?, ?, ?, ?)",
         [(chunk_id, a, b, vector_blob(v)) for (a, b), v in
@@ -500,18 +465,9 @@ def _row_id(cursor: sqlite3.Cursor) -> int:
 
 def _delete_documents(db: sqlite3.Connection, paths: Sequence[str]) -> list[int]:
     marks = _marks(paths)
-    removed = []
-    for document_id, title, blob in db.execute(
-            f"SELECT id, title, text FROM documents WHERE path IN ({marks})", list(paths)
-    ).fetchall():
-        text = _text(blob)
-        chunks = db.execute("SELECT id, start_char, end_char FROM chunks WHERE document_id = ?",
-                            (document_id,)).fetchall()
-        # a contentless FTS5 table forgets a row given the values it indexed
-        db.executemany("INSERT INTO chunks_fts (chunks_fts, rowid, title, text) "
-                       "VALUES ('delete', ?, ?, ?)",
-                       [(chunk_id, title, text[a:b]) for chunk_id, a, b in chunks])
-        removed += [chunk_id for chunk_id, _, _ in chunks]
+    removed = [row[0] for row in db.execute(
+        "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
+        f"WHERE d.path IN ({marks})", list(paths))]
     db.execute(f"DELETE FROM documents WHERE path IN ({marks})", list(paths))
     return removed
 
