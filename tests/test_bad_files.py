@@ -352,12 +352,21 @@ def test_the_50_mb_file_is_refused_before_it_is_read(tmp_path, seed_index_path):
 
 
 @pytest.mark.process
-def test_the_whole_run_stays_small_in_memory(run):
-    """The peak resident memory of the `qa index` process, model included, and the OCR
-    models too: scanned.pdf is read by OCR (which finds no text in it)."""
+def test_the_whole_run_stays_small_in_memory(run, tmp_path):
+    """The peak resident memory of the `qa index` process over the bad folder stays within
+    150 MB of the same run over one good file and the scan: the model and the OCR models
+    (scanned.pdf is read by OCR, which finds no text in it) are in both."""
     *_, peak_mb = run["lenient"]
-    print(f"\npeak RSS of `qa index` over the bad folder: {peak_mb} MB")
-    assert peak_mb < 1500
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "orchard.md").write_text(ORCHARD)
+    (alone / "scanned.pdf").write_bytes(_pdf(None))
+    *_, baseline_mb = _qa_index(tmp_path / "baseline", alone)
+    print(f"\npeak RSS of `qa index` over the bad folder: {peak_mb} MB, "
+          f"over one good file and the scan: {baseline_mb} MB")
+    # the model and libraries take 600-750 MB by how their files sit in the page cache (a
+    # fresh venv maps ~100 MB more of them: RssFile, not RssAnon), so the bound is relative
+    assert peak_mb < baseline_mb + 150
 
 
 def test_a_named_pipe_is_skipped_not_waited_on(tmp_path):
