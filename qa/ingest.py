@@ -199,17 +199,8 @@ def embed(batch: list[Prepared], embedder: Embedder, counter: _Counter | None = 
         return [Embedded(p.document, p.state, [], np.zeros((0, 0), np.float32), [], p.is_update)
                 for p in batch]
     texts, spans = zip(*(_embedding_input(p.prefix, c) for p, c in chunks), strict=True)
-    passages: list[np.ndarray] = []
-    sentence_vectors: list[np.ndarray] = []
-    step = embedder.batch_size if counter else len(texts)
-    for start in range(0, len(texts), step):
-        vectors, pooled = embedder.embed_passages(texts[start:start + step],
-                                                  spans[start:start + step])
-        passages.append(vectors)
-        sentence_vectors += pooled
-        if counter:
-            counter.embedded(len(vectors))
-    vectors = np.concatenate(passages)
+    vectors, sentence_vectors = embedder.embed_passages(
+        texts, spans, counter.embedded if counter else None)
     embedded, offset = [], 0
     for p in batch:
         n = len(p.chunks)

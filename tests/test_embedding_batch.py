@@ -1,5 +1,6 @@
 """Questions embedded from many threads at once share batches, yet each gets its own vector;
-a repeated question is embedded once, from a cache of bounded size."""
+a repeated question is embedded once, from a cache of bounded size. Passages are embedded
+a model batch at a time, each given back its own vectors."""
 
 import threading
 
@@ -79,3 +80,20 @@ def test_a_repeated_question_is_embedded_once_and_the_cache_is_bounded():
     embedder.embed(["Where is the fair?", "When did it open?"])  # the first one drops out
     embedder.embed(["Who lit the lantern?"])
     assert calls[1:] == [["Where is the fair?", "When did it open?"], ["Who lit the lantern?"]]
+
+
+def test_passages_embedded_a_batch_at_a_time_get_the_vectors_of_one_call():
+    """Indexing embeds a group of passages one model batch at a time (only that batch's
+    token vectors are held), longest first, telling progress after each: each passage
+    gets the vector `encode` gives it among them all, in the order given."""
+    embedder = load_embedder()
+    texts = [" ".join(["Lantern number {i} was lit at the fair."] * n).format(i=i)
+             for i, n in enumerate((1, 9, 3, 14, 2, 7, 11, 5, 4, 13, 6, 8))]
+    done: list[int] = []
+    passages, sentences = embedder.embed_passages(
+        texts, [[(0, 10), (11, len(text))] for text in texts], done.append)
+    whole = embedder.model.encode(texts, batch_size=embedder.batch_size,
+                                  normalize_embeddings=True)
+    assert done == [8, 4]
+    np.testing.assert_allclose(passages, whole, atol=1e-6)
+    assert [s.shape for s in sentences] == [(2, embedder.dim)] * len(texts)
