@@ -78,8 +78,9 @@ def _same_paths(command: str) -> str:
 
 
 def _figures(text: str) -> list[str]:
-    """The numbers in `text` that are figures: not part of a name such as p50 or nDCG@10."""
-    return re.findall(r"(?<![\w@.,])\d+(?:[.,]\d+)*(?![\w]|[.,]\d)", text)
+    """The numbers in `text` that are figures: not part of a name such as p50 or nDCG@10,
+    nor of a version such as 2.13.0."""
+    return re.findall(r"(?<![\w@.,])\d+(?:,\d{3})*(?:\.\d+)?(?![\w]|[.,]\d)", text)
 
 
 def _rounds_to(value: str, figure: str) -> bool:
