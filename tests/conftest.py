@@ -16,6 +16,11 @@ from tests.helpers import SEED_FILE, SEEDS, copy_index, qa_serve
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+# The Ray and Milvus tests load gRPC into a test worker whose later tests start children
+# with a preexec_fn (a fork, not a spawn): gRPC's fork handlers then restart its poller in
+# the child, which logs "epoll_wait error: Bad file descriptor" into the child's stderr
+# before its exec (grpc/grpc#43055), and a test reading that stderr fails.
+os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "0"
 
 
 @pytest.fixture(scope="session")
