@@ -24,7 +24,12 @@ from qa.embedding import load_embedder
 from qa.files import NAME_NOT_UTF8
 from qa.ingest import Outcome, find, prepare
 from tests.helpers import ENV, ROOT
-from tests.test_bad_files import _qa_index, _without_root_file_access, docx_with_paragraphs
+from tests.test_bad_files import (
+    _qa_index,
+    _without_root_file_access,
+    baseline_peak_mb,
+    docx_with_paragraphs,
+)
 
 GOOD_TEXT = "The orchard has forty apple trees and one old pear tree."
 
@@ -372,10 +377,7 @@ def test_small_files_that_repeat_their_text_are_refused_as_it_grows(docs, tmp_pa
         assert (docs / name).stat().st_size < 1_500_000
 
     code, out, err, peak_mb = _qa_index(tmp_path / "index", docs)
-    alone = tmp_path / "alone"  # the same run over the one readable file: the baseline
-    alone.mkdir()
-    (alone / "ok.txt").write_text(GOOD_TEXT)
-    *_, baseline_mb = _qa_index(tmp_path / "baseline", alone)
+    baseline_mb = baseline_peak_mb(tmp_path, {"ok.txt": GOOD_TEXT.encode()})  # its one good file
 
     print(f"\npeak RSS of `qa index` over the hostile folder: {peak_mb} MB, "
           f"over its one readable file: {baseline_mb} MB")
@@ -387,9 +389,7 @@ def test_small_files_that_repeat_their_text_are_refused_as_it_grows(docs, tmp_pa
         assert failed[str(docs / name)].endswith("; the limit is one character of text per "
                                                  "byte of max_file_mb (qa index --max-file-mb)")
     assert code == 0 and "1 added" in out
-    # the model and libraries take 600-750 MB, by how their files sit in the page cache (a
-    # fresh venv maps ~100 MB more of them: RssFile, not RssAnon); the hostile files add ~60
-    assert peak_mb < baseline_mb + 150
+    assert peak_mb < baseline_mb + 150  # the hostile files add ~60
 
 
 # -- 4. names that are not UTF-8 ------------------------------------------------------------
