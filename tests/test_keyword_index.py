@@ -115,6 +115,27 @@ def test_tantivy_ranks_as_fts5_does(backend, folder):
     assert found[0] in ids_along(backend, 0) and set(found[1:]) == ids_along(backend, 1)
 
 
+def test_a_misspelt_word_or_a_number_written_otherwise_still_finds_its_passage(backend):
+    """A word no passage holds matches the indexed words an edit or two from it, and a
+    small number matches it written in words or digits; a known word is not read fuzzily
+    (the keeper's passage is no match for "keepers" written right)."""
+    put(backend, "/docs/harbour.txt", HARBOUR, 0)
+    put(backend, "/docs/leave.txt", ["Staff may carry over 4 days of leave.",
+                                     "Send it to the adress on the form."], 1)
+    backend.flush()
+    lighthouse_ = [i for i, row in backend.chunks(list(ids_along(backend, 0))).items()
+                   if "lighthouse" in row.text]
+    leave = {i: row.text for i, row in backend.chunks(list(ids_along(backend, 1))).items()}
+
+    assert backend.keyword_search(["the lighthuose keepr"], 5)[0] == lighthouse_
+    assert [leave[i] for i in backend.keyword_search(["four days"], 5)[0]] == [
+        "Staff may carry over 4 days of leave."]
+    assert [leave[i] for i in backend.keyword_search(["which address"], 5)[0]] == [
+        "Send it to the adress on the form."]
+    assert backend.keyword_search(["storms"], 5)[0] != []  # stemmed, as before
+    assert backend.keyword_search(["dawns ferry"], 5)[0] != []
+
+
 def test_a_removed_documents_passages_never_come_back(backend, folder):
     put(backend, "/docs/harbour.txt", HARBOUR, 0)
     put(backend, "/docs/council.txt", COUNCIL, 1)

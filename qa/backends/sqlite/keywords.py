@@ -51,13 +51,14 @@ from typing import Any, TypeVar
 import tantivy
 
 from qa.backends.base import MAX_KEYWORDS
-from qa.stemming import index_terms
+from qa.stemming import index_terms, number_twin
 
 log = logging.getLogger(__name__)
 FOLDER = "keywords"
 LAYOUT = "1"  # of the fields below: a marker of another layout means the index is rebuilt
 WRITER_HEAP = 50_000_000  # bytes the writer buffers before it writes a segment
 _MARKER = 0
+MIN_FUZZY_LETTERS, TWO_EDITS_LETTERS = 4, 8  # a term unknown to the index is read fuzzily
 FOOTER_MAGIC = 1337  # Tantivy's: a file ends with its footer (JSON), its length, this
 ChunkText = tuple[int, str, str]  # (chunk id, document title, chunk text)
 Checked = tuple[str, int, int]  # a file's name, size and modification time (ns)
@@ -246,15 +247,14 @@ class KeywordIndex:
         searcher = self._searcher
         check_sizes(self._sizes)
         terms = [term for term in dict.fromkeys(index_terms(text)) if term][:MAX_KEYWORDS]
+        terms += [twin for twin in map(number_twin, terms) if twin and twin not in terms]
         passages = searcher.num_docs - 1  # the marker is no passage
         held = {term: searcher.doc_freq("body", term) for term in terms}
         terms = [term for term in terms if held[term] < passages / 2] or terms
         if not terms or only == []:
             return []
-        clauses = [(tantivy.Occur.Should, tantivy.Query.boost_query(
-            tantivy.Query.term_query(self._schema, "body", term, index_option="freq"),
-            _as_fts5(held[term], passages))) for term in terms]
-        query = tantivy.Query.boolean_query(clauses)
+        query = tantivy.Query.boolean_query([(tantivy.Occur.Should, self._term_query(
+            term, held[term], passages)) for term in terms])
         if only is not None:
             query = tantivy.Query.boolean_query([
                 (tantivy.Occur.Must, query),
@@ -264,6 +264,17 @@ class KeywordIndex:
         hits = searcher.search(query, k, count=False).hits
         ids = searcher.fast_field_values("chunk_id", [address for _, address in hits])
         return [int(chunk_id) for chunk_id in ids if chunk_id is not None]
+
+    def _term_query(self, term: str, held: int, passages: int) -> tantivy.Query:
+        """The query for one term, weighted as FTS5 would (`_as_fts5`); a word of letters
+        that no passage holds matches the words one or two edits from it instead
+        ("recieve": "receive", "adress": "address"), weighted as a word one passage holds."""
+        if held or not term.isalpha() or len(term) < MIN_FUZZY_LETTERS:
+            query = tantivy.Query.term_query(self._schema, "body", term, index_option="freq")
+            return tantivy.Query.boost_query(query, _as_fts5(held, passages))
+        edits = 1 if len(term) < TWO_EDITS_LETTERS else 2
+        query = tantivy.Query.fuzzy_term_query(self._schema, "body", term, distance=edits)
+        return tantivy.Query.boost_query(query, math.log1p((passages + 0.5) / 1.5))
 
     @_guarded
     def frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
