@@ -43,8 +43,9 @@ def index_terms(text: str) -> list[str]:
     return [index_term(word) for word in _WORD.findall(text)]
 
 
-_NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
-                 "fourteen fifteen sixteen seventeen eighteen nineteen twenty").split()
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                 "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+                 "seventeen", "eighteen", "nineteen", "twenty")
 _TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
          "ninety": 90, "hundred": 100}
 _DIGITS_OF = {index_term(word): str(n) for n, word in enumerate(_NUMBER_WORDS)} | {
