@@ -27,7 +27,7 @@ element.addEventListener("submit", (event) => {
   const shown = form();
   trigger("click", { position, correct: shown.querySelector("textarea").value,
                      refuse: shown.querySelector("input[type=checkbox]").checked });
-  if (opener) opener.textContent = "👎 Marked wrong";
+  if (opener) opener.textContent = "Marked wrong";
   close();
 });
 element.addEventListener("click", (event) => {

@@ -38,7 +38,7 @@ NO_DOCUMENTS_HERE = ("No documents are indexed yet: add some under Documents, an
 COPY_BUTTON = (  # ui/page.js copies the answer and its sources as plain text; ui/feedback.js
     '<div class="qa-actions"><button class="qa-copy" type="button">Copy answer</button>'
     '<button class="qa-flag" type="button" title="Tell us this answer is wrong">'
-    "👎 Wrong answer</button></div>"  # asks what was wrong
+    "Wrong answer</button></div>"  # asks what was wrong; its icon is drawn by ui/style.css
 )
 _MARKER = re.compile(r"&#91;(\d+)&#93;")
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*")

@@ -1,0 +1,89 @@
+"""The page over an office folder of one's own, as issue 36's tester used it: a Word file of
+minutes (headings, paragraphs, a table), a workbook and a note uploaded, edited and uploaded
+again. A real `qa serve` over its own index, Chromium at desktop and phone sizes, the
+keyboard; the tests share one page and run in order.
+"""
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ENV, QA, ROOT, qa_serve
+from tests.test_ui import PHONE, ask, document_row, indexed, open_page, upload
+
+pytestmark = [pytest.mark.process, pytest.mark.browser]
+
+DESKTOP = {"width": 1440, "height": 900}
+MINUTES_TITLE = "Board Meeting Q3 2024"
+PURPOSE = ("These minutes record the third-quarter meeting of the Bramblecote board, held to "
+           "review the quarter and to decide on the Lisbon office.")
+MINUTES = [  # (style, text) in order; a table as its rows
+    ("Title", MINUTES_TITLE),
+    ("Normal", PURPOSE),
+    ("Heading 1", "Welcome"),
+    ("Normal", "The chair welcomed the board and noted apologies from Ines Varga."),
+    ("Heading 1", "Forecast"),
+    ("Normal", "Revenue for the quarter was 412,000 pounds, 6% above the plan."),
+    ("Normal", "Do not share the forecast outside the board."),
+    ("Heading 1", "Lisbon office"),
+    ("Normal", "The board approved the Lisbon office, which opens in March 2025."),
+    ("Normal", "The Lisbon office would start with 8 people."),
+    ("Heading 1", "Leave"),
+    ("table", [("Leave type", "Days"), ("Annual", "27"), ("Sick", "10")]),
+]
+
+
+def write_documents(folder: Path) -> None:
+    """The minutes (.docx, python-docx) and a workbook whose sheet "Budget" has a header and
+    three rows (openpyxl)."""
+    import docx
+    from openpyxl import Workbook
+
+    folder.mkdir()
+    minutes = docx.Document()
+    minutes.core_properties.title = MINUTES_TITLE
+    for style, content in MINUTES:
+        if style == "table":
+            table = minutes.add_table(rows=0, cols=2)
+            for row in content:
+                cells = table.add_row().cells
+                for cell, text in zip(cells, row, strict=True):
+                    cell.text = text
+        else:
+            minutes.add_paragraph(content, style=style)
+    minutes.save(folder / "board_minutes.docx")
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Budget"
+    for row in [["Department", "Amount"], ["Libraries", 1200], ["Parks", 5300],
+                ["Roads", 9100]]:
+        sheet.append(row)
+    book.save(folder / "spending.xlsx")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory, browser):
+    folder = tmp_path_factory.mktemp("office-page")
+    write_documents(folder / "docs")
+    subprocess.run([*QA, "--index", str(folder / "index"), "index", str(folder / "docs")],
+                   check=True, cwd=ROOT, env=ENV, capture_output=True)
+    with qa_serve(folder / "index", folder / "serve.log", timeout=180) as (url, _):
+        page = open_page(browser, url, viewport=DESKTOP)
+        yield {"url": url, "page": page, "folder": folder}
+        page.context.close()
+
+
+@pytest.fixture
+def page(served):
+    return served["page"]
+
+
+def test_the_wrong_answer_button_draws_its_icon_without_an_emoji_font(page):
+    ask(page, "Who sent apologies?")
+    flag = page.locator("#qa-chat .qa-flag").last
+    assert flag.inner_text().strip() == "Wrong answer"  # no emoji to draw as an empty box
+    icon = flag.evaluate("""b => { const s = getComputedStyle(b, '::before');
+        return [s.maskImage || s.webkitMaskImage, parseFloat(s.width), parseFloat(s.height)]; }""")
+    assert icon[0].startswith('url("data:image/svg+xml') and icon[1] >= 12 and icon[2] >= 12
