@@ -50,7 +50,7 @@ def upload(url: str, *files: tuple[str, bytes]) -> str:
         path = httpx.post(f"{url}/gradio_api/upload", files={"files": (name, content)},
                           headers={"origin": url}).json()[0]
         data.append({"path": path, "meta": {"_type": "gradio.FileData"}, "orig_name": name})
-    return page_event(url, "qa-upload", "upload", [data, ""])  # "": into no collection
+    return page_event(url, "qa-upload", "upload", [data, "", False])  # into no collection
 
 
 def remove(url: str, path: Path) -> str:

@@ -4,14 +4,13 @@ again. A real `qa serve` over its own index, Chromium at desktop and phone sizes
 keyboard; the tests share one page and run in order.
 """
 
-import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import ENV, QA, ROOT, qa_serve
-from tests.test_ui import PHONE, ask, document_row, indexed, open_page, upload
+from tests.test_ui import ask, document_row, open_page, upload
 
 pytestmark = [pytest.mark.process, pytest.mark.browser]
 
@@ -87,3 +86,33 @@ def test_the_wrong_answer_button_draws_its_icon_without_an_emoji_font(page):
     icon = flag.evaluate("""b => { const s = getComputedStyle(b, '::before');
         return [s.maskImage || s.webkitMaskImage, parseFloat(s.width), parseFloat(s.height)]; }""")
     assert icon[0].startswith('url("data:image/svg+xml') and icon[1] >= 12 and icon[2] >= 12
+
+
+def test_an_edited_file_uploaded_again_replaces_the_old_one_unless_both_are_kept(
+    page, tmp_path
+):
+    notes = tmp_path / "meeting_notes.md"
+    notes.write_text("# Meeting notes\n\nOn Fridays the dress code is formal.\n")
+    upload(page, notes)
+    notes.write_text("# Meeting notes\n\nOn Fridays the dress code is casual.\n")
+    assert "meeting_notes.md replaced the earlier meeting_notes.md" in upload_status(page, notes)
+    assert document_row(page, "meeting_notes").count() == 1
+    message = ask(page, "What is the dress code on Fridays?").locator("xpath=..")
+    assert "casual" in message.inner_text() and "formal" not in message.inner_text()
+
+    page.get_by_label("Keep both when a file of the same name is uploaded").check()
+    notes.write_text("# Meeting notes\n\nOn Fridays the dress code is smart.\n")
+    assert "stored as meeting_notes (2).md" in upload_status(page, notes)
+    assert document_row(page, "meeting_notes").count() == 2
+    page.get_by_label("Keep both when a file of the same name is uploaded").uncheck()
+
+
+def upload_status(page, path: Path) -> str:
+    """Upload a file again: the new status, once it tells the file's fate."""
+    before = page.inner_text("#qa-status")
+    page.set_input_files("#qa-upload input[type=file]", str(path))
+    page.wait_for_function(
+        """([before, name]) => { const now = document.querySelector('#qa-status').innerText;
+                                 return now !== before && now.includes(name); }""",
+        arg=[before, path.name], timeout=120_000)
+    return page.inner_text("#qa-status")

@@ -186,9 +186,10 @@ def test_hostile_upload_names_cannot_escape_the_uploads_folder(tmp_path, name):
     folder = tmp_path / "index" / "uploads"
 
     safe = uploads.safe_name(name)
-    stored, new = uploads.store(source, name, folder)
+    stored, outcome = uploads.store(source, name, folder)
 
-    assert new and safe and not set(safe) & {"/", "\\", "\x00", "\n"} and not safe.startswith(".")
+    assert outcome == uploads.NEW and safe and not safe.startswith(".")
+    assert not set(safe) & {"/", "\\", "\x00", "\n"}
     assert stored == folder / safe and stored.read_text() == "hello"
     assert sorted(tmp_path.rglob("*")) == sorted([source, folder.parent, folder, stored])
 

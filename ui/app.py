@@ -216,11 +216,13 @@ class ChatApp:
         self,
         files: list[str] | None,
         collection: str | None = None,
+        keep_both: bool = False,
         request: gr.Request | None = None,  # None: called from Python, not from a browser
         progress: gr.Progress = gr.Progress(),  # noqa: B008
     ) -> tuple:
-        """Upload handler: check, store under <index>/uploads, index with progress, into
-        `collection` if one is chosen."""
+        """Upload handler: check, store under <index>/uploads (replacing an earlier upload
+        of the same name unless `keep_both`), index with progress, into `collection` if one
+        is chosen."""
         if not self.from_this_page(request):
             uploads.discard_cached(files or [], Path(get_upload_folder()))
             return render.status_html([(False, REFUSED)]), *self.documents(), None
@@ -232,10 +234,13 @@ class ChatApp:
             if reason:
                 notes.append((False, f"{name} was not added: {reason}."))
                 continue
-            path, new = uploads.store(Path(file), name, self.uploads_dir)
-            if not new:
+            path, outcome = uploads.store(Path(file), name, self.uploads_dir, keep_both)
+            if outcome == uploads.SAME:
                 notes.append((True, f"{name} is already there: the same file was uploaded "
                                     "before."))
+            elif outcome == uploads.REPLACED:
+                notes.append((True, f"{name} replaced the earlier {path.name}: its old "
+                                    "passages leave the index."))
             elif path.name != name:
                 notes.append((True, f"{name} is stored as {path.name}, as a different file "
                                     "already has its name."))
@@ -458,6 +463,9 @@ def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict
             f"files, up to {max_upload_mb} MiB each. They can be asked about as soon as they are "
             "indexed.</div>"
         )
+        keep_both = gr.Checkbox(False, label="Keep both when a file of the same name is uploaded",
+                                info="Otherwise the new file replaces the old one.",
+                                elem_id="qa-upload-keep")
         into = app.collections.upload_choice()
         status = gr.HTML(elem_id="qa-status")
     app.collections.build()
@@ -467,7 +475,7 @@ def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict
                       elem_id="qa-k")
         mode = app.model.build()
     panels = {"table": table, "files": files, "status": status, "into": into,
-              "folds": [documents, settings_fold]}
+              "keep_both": keep_both, "folds": [documents, settings_fold]}
     return panels, [k, mode]
 
 
@@ -483,7 +491,8 @@ def wire_documents(app: ChatApp, demo: gr.Blocks, panels: dict, chatbot: gr.Chat
                     show_progress_on=table, **private))
     files.upload(None, None, status, js="() => ''", **private)  # clear the last upload's lines
     collections.after_documents_change(
-        files.upload(app.add_files, [files, panels["into"]], [status, *listing, files],
+        files.upload(app.add_files, [files, panels["into"], panels["keep_both"]],
+                     [status, *listing, files],
                      show_progress_on=files, **private))
 
 
