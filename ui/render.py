@@ -41,6 +41,7 @@ COPY_BUTTON = (  # ui/page.js copies the answer and its sources as plain text; u
     "Wrong answer</button></div>"  # asks what was wrong; its icon is drawn by ui/style.css
 )
 _MARKER = re.compile(r"&#91;(\d+)&#93;")
+_MARKERS = re.compile(r"\[\d+\]")
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*")
 _INLINE = re.compile(  # groups: strong, strong, em, em, code, link text
     r"(?<![\w*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w*])|(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"
@@ -129,6 +130,21 @@ def answer_html(text: str, found: bool = True) -> str:
     return f'<div class="{css}">{body}</div>'
 
 
+def answer_text(answer: Answer) -> str:
+    """The answer as the page says it: the table rows it quotes are left to its source
+    cards, which show them as tables, when it says something besides them (the value
+    computed from them, the cell asked for); their [n] stay, once each."""
+    text, cited = answer.text, []
+    for citation in answer.citations:
+        if row_table(citation.quote):
+            quote = re.escape(" ".join(citation.quote.split()))
+            text, found = re.subn(rf"\s*{quote}\s*\[{citation.n}\]", "", text, count=1)
+            cited += [citation.n] * found
+    if not _MARKERS.sub("", text).strip():
+        return answer.text  # the rows are all it says
+    return text + "".join(f" [{n}]" for n in dict.fromkeys(cited) if f"[{n}]" not in text)
+
+
 def checks_html(answer: Answer) -> str:
     """The notice of a fallback (its technical cause folded away), and the LLM claims
     that their sources do not support."""
@@ -177,8 +193,7 @@ def _source_card(n: int, citations: list[Citation], full_text: str | None) -> st
         f'<span class="qa-source-title">{escape(title_of(hit.title, full_text, hit.source))}</span>'
         f'<span class="qa-source-where"><span class="qa-source-file">'
         f"{escape(Path(hit.source).name)}</span>{page}</span></span></div>"
-        f'<div class="qa-passage">{excerpt}</div>'
-        f"{''.join(row_table(c.quote) for c in citations)}"
+        f'<div class="qa-passage">{excerpt}</div>{_rows(citations)}'
         f"{_context(hit, highlighted(hit.text, spans), full_text, trimmed)}"
         f"{open_link(hit.source, hit.page, citations[0].start, citations[0].end)}</div>"
     )
@@ -190,6 +205,12 @@ def open_link(source: str, page: int | None, start: int, end: int) -> str:
     query = urlencode({"path": source, "page": page or 1, "start": start, "end": end})
     return (f'<a class="qa-open-original" href="{escape(ORIGINAL_ROUTE[1:] + "?" + query)}">'
             "Open the original</a>")
+
+
+def _rows(citations: Sequence[Citation]) -> str:
+    """The table rows a card's citations quote: one table, or one a quote."""
+    joined = row_table("\n".join(c.quote.strip() for c in citations))
+    return joined or "".join(row_table(c.quote) for c in citations)
 
 
 def row_table(quote: str) -> str:
