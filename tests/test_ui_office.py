@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import ENV, QA, ROOT, qa_serve
-from tests.test_ui import ask, document_row, open_page, upload
+from tests.test_ui import PHONE, ask, document_row, open_page, upload
 
 pytestmark = [pytest.mark.process, pytest.mark.browser]
 
@@ -33,10 +33,14 @@ MINUTES = [  # (style, text) in order; a table as its rows
     ("table", [("Leave type", "Days"), ("Annual", "27"), ("Sick", "10")]),
 ]
 
+BUDGET = [("Libraries", 1200), ("Parks", 5300), ("Roads", 9100), ("Schools", 8700),
+          ("Housing", 7600), ("Museums", 2100), ("Transport", 6400), ("Waste", 3900),
+          ("Lighting", 1800), ("Harbour", 4200), ("Markets", 900), ("Cemeteries", 1100)]
+
 
 def write_documents(folder: Path) -> None:
     """The minutes (.docx, python-docx) and a workbook whose sheet "Budget" has a header and
-    three rows (openpyxl)."""
+    a row for each of BUDGET (openpyxl)."""
     import docx
     from openpyxl import Workbook
 
@@ -56,8 +60,7 @@ def write_documents(folder: Path) -> None:
     book = Workbook()
     sheet = book.active
     sheet.title = "Budget"
-    for row in [["Department", "Amount"], ["Libraries", 1200], ["Parks", 5300],
-                ["Roads", 9100]]:
+    for row in [["Department", "Amount"], *BUDGET]:
         sheet.append(row)
     book.save(folder / "spending.xlsx")
 
@@ -116,3 +119,29 @@ def upload_status(page, path: Path) -> str:
                                  return now !== before && now.includes(name); }""",
         arg=[before, path.name], timeout=120_000)
     return page.inner_text("#qa-status")
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_answer_stays_in_view_at_its_first_line_and_table_rows_go_to_the_cards(
+    browser, served, viewport
+):
+    phone = viewport == PHONE
+    page = open_page(browser, served["url"], viewport=viewport, is_mobile=phone,
+                     has_touch=phone)
+    try:
+        for question in ("Who sent apologies?", "Which department has the largest amount?",
+                         "Which department has the smallest amount?"):
+            answer = ask(page, question)
+            page.wait_for_timeout(1000)  # past any scrolling after the answer
+            top, bottom = page.locator("#qa-chat .bubble-wrap").evaluate(
+                "w => { const r = w.getBoundingClientRect(); return [r.top, r.bottom]; }")
+            first_line = answer.evaluate("a => a.getBoundingClientRect().top")
+            assert max(top, 0) - 1 <= first_line <= min(bottom, viewport["height"]) - 40, (
+                question, first_line, top, bottom)
+        said = answer.inner_text()
+        assert said.startswith("Markets") and "computed" in said
+        assert not any(name in said for name, _ in BUDGET if name != "Markets")  # not a row
+        rows = answer.locator("xpath=..").locator(".qa-source table.qa-rows tbody tr")
+        assert rows.count() == len(BUDGET)
+    finally:
+        page.context.close()

@@ -120,7 +120,7 @@ class ChatApp:
         except QAError as error:
             yield render.answer_html(sentence(str(error)), found=False)
             return
-        shown = (render.answer_html(answer.text, answer.found)
+        shown = (render.answer_html(render.answer_text(answer), answer.found)
                  + render.scope_html(asked_within(collections, documents).describe())
                  + render.checks_html(answer) + render.COPY_BUTTON + sources)
         self.history.keep(conversation, request, position, message, shown, answer.to_dict())
@@ -515,6 +515,7 @@ def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
         allow_tags=False,
         scale=1,
         height="72vh",
+        autoscroll=False,  # ui/page.js shows each answer from its first line
     )
     textbox = gr.Textbox(
         placeholder="Ask about your documents…",
