@@ -145,3 +145,27 @@ def test_the_answer_stays_in_view_at_its_first_line_and_table_rows_go_to_the_car
         assert rows.count() == len(BUDGET)
     finally:
         page.context.close()
+
+
+def test_a_refusal_shows_the_nearest_passage_as_no_answer_and_offers_to_ask_within_it(
+    browser, served
+):
+    page = open_page(browser, served["url"], viewport=DESKTOP)  # its own conversation
+    try:
+        message = ask(page, "Who sent apologies?").locator("xpath=..")
+        assert "do not contain an answer" in message.locator(".qa-answer").inner_text()
+        nearest = message.locator(".qa-nearest")
+        assert nearest.locator(".qa-nearest-title").inner_text().startswith("Not an answer")
+        assert "apologies from Ines Varga" in nearest.inner_text()
+        assert message.locator(".qa-sources").count() == 0  # it cites nothing
+        nearest.get_by_role("link", name="Ask within board_minutes.docx").click()
+        page.wait_for_function("document.querySelector('#qa-scope').innerText"
+                               ".includes('Ask within: board_minutes.docx')")
+        page.wait_for_function("document.activeElement.matches('#qa-question textarea')")
+        assert page.input_value("#qa-question textarea") == "Who sent apologies?"
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.querySelectorAll('#qa-chat .qa-scope').length == 1",
+                               timeout=60_000)
+        assert "board_minutes.docx" in page.inner_text("#qa-chat .qa-scope")
+    finally:
+        page.context.close()

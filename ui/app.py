@@ -117,6 +117,8 @@ class ChatApp:
             answer = response.answer()
             cited = answer.citations if answer.found else []
             sources = render.sources_html(cited, self.index.document_text)
+            if not answer.found:
+                sources = self.nearest(message, collections, documents)
         except QAError as error:
             yield render.answer_html(sentence(str(error)), found=False)
             return
@@ -125,6 +127,19 @@ class ChatApp:
                  + render.checks_html(answer) + render.COPY_BUTTON + sources)
         self.history.keep(conversation, request, position, message, shown, answer.to_dict())
         yield shown
+
+    def nearest(self, question: str, collections: list[str] | None,
+                documents: list[str] | None) -> str:
+        """Under a refusal: the passage nearest the question, within the same documents, as
+        the page shows it ("" when there is none)."""
+        hits = self.index.search(question, k=1, within=documents or None,
+                                 collections=collections)
+        if not hits:
+            return ""
+        source = hits[0].source
+        holding = self.index.collections.memberships().get(source, ())
+        return render.nearest_html(hits[0], self.index.document_text(source), question,
+                                   holding)
 
     def ask(
         self, question: str, k: int = 5, mode: str = "extractive",
@@ -436,8 +451,9 @@ def build_app(
 
 
 def keep_scope_with_conversations(app: ChatApp) -> None:
-    """The "Ask within" choice belongs to the conversation: kept when it is changed, shown
-    again when the page opens a conversation (a reload, a restart, a switch)."""
+    """The "Ask within" choice belongs to the conversation: kept when it is changed (by
+    hand, or by a refusal's offer), shown again when the page opens a conversation (a
+    reload, a restart, a switch)."""
     history, collections = app.history, app.collections
     choices = [collections.scope_collections, collections.scope_documents]
 
@@ -450,6 +466,10 @@ def keep_scope_with_conversations(app: ChatApp) -> None:
     for choice in choices:
         choice.input(history.keep_scope, [history.current, *choices], None,
                      api_visibility="private", queue=False)
+    collections.offer.click(collections.ask_within, None, collections.scope_outputs(),
+                            api_visibility="private", queue=False).then(
+        history.keep_scope, [history.current, *choices], None, api_visibility="private",
+        queue=False)
 
 
 def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict, list]:

@@ -91,6 +91,18 @@
                       start: query.get("start"), end: query.get("end") });
       return;
     }
+    // A refusal's "Ask within …" sets that choice and puts the question back in the box.
+    const within = event.target.closest("a.qa-ask-within");
+    if (within && window.qaAskWithin) {
+      event.preventDefault();
+      const query = new URL(within.href).searchParams;
+      window.qaAskWithin({ document: query.get("document"), collection: query.get("collection") });
+      const box = question();
+      box.value = query.get("question") || "";
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+      box.focus();
+      return;
+    }
     // A [n] marker leads to its source card in the same message.
     const cite = event.target.closest(".qa-cite");
     if (!cite) return;

@@ -33,6 +33,7 @@ SLIDES = (".pptx",)  # one page a slide
 LINES = (".txt", ".md", ".markdown")  # whose lines are the file's own
 _SPECIAL = frozenset(string.punctuation)
 ORIGINAL_ROUTE = "/qa/original"  # ?path=an indexed file: its bytes (ui/viewer.py serves it)
+ASK_WITHIN = "ask-within"  # ?document= or ?collection=, &question=: ui/page.js asks again
 NO_DOCUMENTS_HERE = ("No documents are indexed yet: add some under Documents, and ask about "
                      "them as soon as they are indexed.")
 COPY_BUTTON = (  # ui/page.js copies the answer and its sources as plain text; ui/feedback.js
@@ -211,6 +212,37 @@ def _rows(citations: Sequence[Citation]) -> str:
     """The table rows a card's citations quote: one table, or one a quote."""
     joined = row_table("\n".join(c.quote.strip() for c in citations))
     return joined or "".join(row_table(c.quote) for c in citations)
+
+
+def nearest_html(hit: Hit, full_text: str | None, question: str,
+                 collections: Sequence[str] = ()) -> str:
+    """Under a refusal: the passage nearest the question, marked as no answer, with
+    offers to ask the question again within its document or a collection holding it
+    (ui/page.js sets the "Ask within" choice)."""
+    title = escape(title_of(hit.title, full_text, hit.source))
+    where = place(hit.source, hit.page, full_text, hit.start)
+    start, end = excerpt_bounds(hit.text, [(0, min(len(hit.text), EXCERPT_CHARS))])
+    excerpt = readable(hit.text[start:end]) + ("…" if end < len(hit.text) else "")
+    offers = [("document", hit.source, Path(hit.source).name),
+              *(("collection", name, f"the collection “{name}”") for name in collections)]
+    links = "".join(_ask_within({kind: value, "question": question}, label)
+                    for kind, value, label in offers)
+    return (
+        '<div class="qa-nearest" role="note">'
+        '<div class="qa-nearest-title">Not an answer: the closest passage found, in case '
+        "it helps</div>"
+        f'<div class="qa-nearest-name"><span class="qa-source-title">{title}</span> '
+        f'<span class="qa-source-where">{escape(Path(hit.source).name)}'
+        f"{' · ' + escape(where) if where else ''}</span></div>"
+        f'<div class="qa-passage">{excerpt}</div>'
+        f'<div class="qa-nearest-links">{open_link(hit.source, hit.page, hit.start, hit.end)}'
+        f"{links}</div></div>"
+    )
+
+
+def _ask_within(query: dict[str, str], label: str) -> str:
+    href = escape(f"{ASK_WITHIN}?{urlencode(query)}")
+    return f'<a class="qa-ask-within" href="{href}">Ask within {escape(label)}</a>'
 
 
 def row_table(quote: str) -> str:
