@@ -169,3 +169,16 @@ def test_a_refusal_shows_the_nearest_passage_as_no_answer_and_offers_to_ask_with
         assert "board_minutes.docx" in page.inner_text("#qa-chat .qa-scope")
     finally:
         page.context.close()
+
+
+def test_a_wrong_answer_mark_is_shown_again_after_a_reload(page):
+    ask(page, "How many days of sick leave?")
+    page.locator("#qa-chat .qa-flag").last.click()
+    form = page.locator("#qa-feedback form.qa-feedback")
+    form.locator("textarea").fill("12")
+    form.get_by_role("button", name="Mark as wrong").click()
+    page.locator("#qa-feedback .qa-feedback-note").get_by_text("Marked as wrong").wait_for()
+    page.reload()
+    page.wait_for_selector("#qa-chat .qa-answer")
+    flags = page.locator("#qa-chat .qa-flag").all_inner_texts()
+    assert flags[-1] == "Marked wrong" and "Marked wrong" not in flags[:-1]

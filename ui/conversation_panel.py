@@ -181,8 +181,9 @@ class ConversationPanel:
     def _open(self, conversation: str, search: str, request: gr.Request) -> tuple:
         messages = []
         for turn in self.store.turns(user_of(request), conversation):
+            shown = render.marked_wrong(turn.shown) if turn.feedback else turn.shown
             messages += [{"role": "user", "content": turn.question},
-                         {"role": "assistant", "content": turn.shown}]
+                         {"role": "assistant", "content": shown}]
         listing = self.refresh(conversation, search, request)
         return conversation, conversation, messages, messages, listing
 

@@ -41,6 +41,9 @@ COPY_BUTTON = (  # ui/page.js copies the answer and its sources as plain text; u
     '<button class="qa-flag" type="button" title="Tell us this answer is wrong">'
     "Wrong answer</button></div>"  # asks what was wrong; its icon is drawn by ui/style.css
 )
+_FLAG = re.compile(r'<button class="qa-flag"[^>]*>[^<]*</button>')  # COPY_BUTTON's
+FLAGGED = ('<button class="qa-flag qa-flagged" type="button" title="Marked as wrong: press to '
+           'change what was wrong">Marked wrong</button>')  # as ui/feedback.js marks it
 _MARKER = re.compile(r"&#91;(\d+)&#93;")
 _MARKERS = re.compile(r"\[\d+\]")
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*")
@@ -464,6 +467,11 @@ FEEDBACK_FORM = (
     'Mark as wrong</button><button type="button" class="qa-feedback-cancel">Cancel</button>'
     "</div></form>"
 )
+
+
+def marked_wrong(shown: str) -> str:
+    """A kept answer's HTML with its Wrong answer button marked, as when it was pressed."""
+    return _FLAG.sub(FLAGGED, shown, count=1)
 
 
 def feedback_html(note: str = "") -> str:
