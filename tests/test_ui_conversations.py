@@ -243,3 +243,24 @@ def test_a_mark_is_the_users_own_goes_with_its_turn_and_a_changed_answer_differs
                               str(bad)], cwd=ROOT, env=ENV, capture_output=True, text=True)
     assert refused.returncode != 0 and "not a conversation exported as JSON" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_eval_feedback_judges_what_an_answer_says_not_the_row_it_quotes():
+    from dataclasses import replace
+
+    from qa import Answer, Citation, Hit
+    from qa.feedback import Flagged, Rechecked, opening
+
+    row = "Offices: City: Lyon; Count: 41."
+    hit = Hit(1, 1, "/docs/offices.csv", "", row, 0, len(row), None, 0.1, 0.5)
+    says_one = Answer("How many offices are in Lyon?", f"1. {row} [1]", True,
+                      (Citation(1, hit, row, 0, len(row)),))
+    flagged = Flagged(says_one.question, "3. [1]", True, "41", False)
+
+    def judged(answer: Answer) -> bool | None:
+        return Rechecked(flagged, answer.text, True, said=opening(answer)).as_expected
+
+    assert judged(says_one) is False  # its quoted row holds 41; it says 1
+    assert judged(replace(says_one, text=f"41. {row} [1]")) is True
+    assert judged(replace(says_one, text=f"{row} [1]")) is True  # a quote is all it says
+    assert judged(replace(says_one, text=f"141. {row} [1]")) is False  # not the word 41
