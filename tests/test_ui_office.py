@@ -182,3 +182,31 @@ def test_a_wrong_answer_mark_is_shown_again_after_a_reload(page):
     page.wait_for_selector("#qa-chat .qa-answer")
     flags = page.locator("#qa-chat .qa-flag").all_inner_texts()
     assert flags[-1] == "Marked wrong" and "Marked wrong" not in flags[:-1]
+
+
+def test_the_keyboard_goes_from_the_question_to_the_answer_and_stays_in_the_viewer(page):
+    ask(page, "How many days of annual leave?")
+    box = page.get_by_role("textbox", name="Your question")  # named after a question too
+    assert box.get_attribute("placeholder") == "Ask about your documents…"
+    assert page.locator("#qa-question").get_by_role("button", name="Send the question").count()
+    box.focus()
+    for _ in range(3):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('a.qa-to-answer')"):
+            break
+    skip = page.locator("a.qa-to-answer")
+    assert skip.evaluate("a => a === document.activeElement") and skip.is_visible()
+    assert skip.inner_text() == "Go to the answer’s first source [1]"
+    page.keyboard.press("Enter")
+    first = page.locator("#qa-chat .qa-answer").last.locator(".qa-cite").first
+    assert first.evaluate("c => c === document.activeElement") and first.inner_text() == "[1]"
+
+    original = page.locator("#qa-chat .qa-sources").last.locator("a.qa-open-original").first
+    original.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.activeElement.matches('.qa-view-close')")
+    for key in ["Tab"] * 8 + ["Shift+Tab"] * 8:
+        page.keyboard.press(key)
+        assert page.evaluate("!!document.activeElement.closest('#qa-viewer .qa-view')"), key
+    page.keyboard.press("Escape")
+    page.wait_for_function("document.activeElement.matches('a.qa-open-original')")

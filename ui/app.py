@@ -52,8 +52,12 @@ HEADER = (
 )
 PLACEHOLDER = (
     "<div class='qa-placeholder'><b>Ask a question about your documents</b><br>"
-    "Every answer cites its passages as [1], [2]… — or says when the documents do not know.</div>"
+    "Every answer cites its passages as [1], [2]… — or says when the documents do not know."
+    "<br>Keyboard: Tab twice from the question box goes to the answer’s first source.</div>"
 )
+QUESTION = "Ask about your documents…"  # the question box's placeholder
+TO_ANSWER = (  # the Tab stop after the question box and its Send button (ui/page.js)
+    '<a class="qa-to-answer" href="#qa-chat">Go to the answer’s first source [1]</a>')
 REFUSED = (
     "Refused: documents can only be added or removed from this app's own page "
     "(the request did not come from it)."
@@ -425,7 +429,8 @@ def build_app(
     title = "qa · chat with your documents"
     with CheckedBlocks(title=title, fill_height=True, delete_cache=CACHE_CLEANUP) as demo:
         gr.HTML(HEADER, js_on_load=(HERE / "behaviour.js").read_text(),
-                accept=",".join(sorted(uploads.SUPPORTED)))  # the file types to offer
+                accept=",".join(sorted(uploads.SUPPORTED)),  # the file types to offer
+                placeholder=QUESTION)  # kept in the question box
         with gr.Row(equal_height=False, elem_classes="qa-main"):
             with gr.Column(scale=2, min_width=300, elem_classes="qa-side"):
                 conversations = app.history.build()
@@ -434,6 +439,7 @@ def build_app(
                 app.viewer.build()
                 scope = app.collections.build_scope()
                 chat = chat_panel(app, [*settings, app.history.current, *scope])
+                gr.HTML(TO_ANSWER, elem_id="qa-to-answer")
         wire_documents(app, demo, panels, chat.chatbot)
         app.history.wire(demo, chat)
         app.collections.wire(demo, app.documents, [panels["table"], chat.chatbot])
@@ -538,7 +544,8 @@ def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
         autoscroll=False,  # ui/page.js shows each answer from its first line
     )
     textbox = gr.Textbox(
-        placeholder="Ask about your documents…",
+        placeholder=QUESTION,
+        label="Your question",  # its name for a screen reader
         show_label=False,
         elem_id="qa-question",
         submit_btn=True,

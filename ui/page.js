@@ -91,6 +91,18 @@
                       start: query.get("start"), end: query.get("end") });
       return;
     }
+    // "Go to the answer's first source", the Tab stop after the question box: the last
+    // answer's first [n] takes the focus.
+    if (event.target.closest("a.qa-to-answer")) {
+      event.preventDefault();
+      const all = answers(), last = all[all.length - 1];
+      const first = last && (last.querySelector(".qa-cite") || last);
+      if (first) {
+        if (first === last) last.tabIndex = -1;  // an answer without sources
+        first.focus();
+      }
+      return;
+    }
     // A refusal's "Ask within …" sets that choice and puts the question back in the box.
     const within = event.target.closest("a.qa-ask-within");
     if (within && window.qaAskWithin) {
