@@ -210,3 +210,20 @@ def test_the_keyboard_goes_from_the_question_to_the_answer_and_stays_in_the_view
         assert page.evaluate("!!document.activeElement.closest('#qa-viewer .qa-view')"), key
     page.keyboard.press("Escape")
     page.wait_for_function("document.activeElement.matches('a.qa-open-original')")
+
+
+def test_a_word_file_is_viewed_as_its_headings_paragraphs_and_tables_with_no_page(page):
+    ask(page, "How many days of sick leave?")
+    page.locator("#qa-chat .qa-sources").last.locator("a.qa-open-original").first.click()
+    dialog = page.locator("#qa-viewer .qa-view:not([hidden])")
+    dialog.locator(".qa-view-body").wait_for()
+    assert "page" not in dialog.locator(".qa-view-where").inner_text()
+    body = dialog.locator(".qa-view-body")
+    assert body.get_by_role("heading", name="Lisbon office").count() == 1
+    assert body.locator("p", has_text="Do not share the forecast").count() == 1
+    table = body.locator("table")
+    assert table.locator("th").all_inner_texts() == ["Leave type", "Days"]
+    assert table.locator("tr[aria-current=true]").inner_text().split() == ["Sick", "10"]
+    assert "Leave type:" not in body.inner_text()  # no flattened "name: value" lines
+    dialog.locator(".qa-view-close").click()
+

@@ -206,7 +206,8 @@ def _source_card(n: int, citations: list[Citation], full_text: str | None) -> st
 def open_link(source: str, page: int | None, start: int, end: int) -> str:
     """A source card's link to its original: the page opens it in the viewer (ui/page.js,
     ui/viewer.py); followed as a link, without the page's script, it downloads the file."""
-    query = urlencode({"path": source, "page": page or 1, "start": start, "end": end})
+    query = urlencode({"path": source, **({"page": page} if page else {}), "start": start,
+                       "end": end})
     return (f'<a class="qa-open-original" href="{escape(ORIGINAL_ROUTE[1:] + "?" + query)}">'
             "Open the original</a>")
 
