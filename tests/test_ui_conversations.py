@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from tests.helpers import ENV, QA, ROOT, copy_index, free_port, qa_serve
 from tests.test_ui import ask, open_page
+from ui import render
 from ui.conversations import CONVERSATIONS, ConversationStore, new_id
 
 ANSWER = {"question": "Who?", "answer": "Martinez resigned. [1]", "found": True, "citations": [
@@ -134,8 +135,10 @@ def test_history_list_renames_searches_exports_and_deletes_only_once_confirmed(
         assert len(listed(page)) == 2 and listed(page)[0] == "Who is Mike Bonin?"
 
         row = page.locator("#qa-conv-list .qa-conv", has_text="Mike Bonin")
-        page.once("dialog", lambda dialog: dialog.accept("Bonin and his son"))
         row.locator(".qa-conv-rename").click()
+        row.get_by_role("textbox", name="New title for this conversation").fill(
+            "Bonin and his son")
+        page.keyboard.press("Enter")
         page.get_by_text("Bonin and his son").wait_for()
 
         page.fill("#qa-conv-search textarea", "resigned")
@@ -194,7 +197,8 @@ def test_markdown_export_cites_title_file_page_and_quote(tmp_path):
     store = ConversationStore(tmp_path)
     conversation = new_id()
     store.add_turn("", conversation, 0, "Who?", "<div>shown</div>", ANSWER)
-    markdown = as_markdown(store.conversation("", conversation), store.turns("", conversation))
+    markdown = as_markdown(store.conversation("", conversation), store.turns("", conversation),
+                           lambda cited: render.place(cited["source"], cited["page"], None, 0))
     assert "## Who?\n\nMartinez resigned. [1]\n" in markdown
     assert "- [1] LA news (la.txt, page 2): “Martinez resigned.”" in markdown
 
@@ -228,7 +232,8 @@ def test_a_mark_is_the_users_own_goes_with_its_turn_and_a_changed_answer_differs
     turns = store.turns("ann", mine)
     assert [t.feedback is not None for t in turns] == [True]
     conversation = store.conversation("ann", mine)
-    assert "Marked wrong: Martinez and Herrera." in as_markdown(conversation, turns)
+    assert "Marked wrong: Martinez and Herrera." in as_markdown(conversation, turns,
+                                                                lambda cited: "")
     export = tmp_path / "export.json"
     export.write_text(as_json(conversation, turns))
 

@@ -227,3 +227,20 @@ def test_a_word_file_is_viewed_as_its_headings_paragraphs_and_tables_with_no_pag
     assert "Leave type:" not in body.inner_text()  # no flattened "name: value" lines
     dialog.locator(".qa-view-close").click()
 
+
+def test_a_conversation_is_renamed_in_place_and_its_markdown_names_a_sheet_row(page):
+    ask(page, "How much is budgeted for Parks?")
+    prompts = []
+    page.on("dialog", lambda dialog: (prompts.append(dialog.message), dialog.dismiss()))
+    row = page.locator("#qa-conv-list .qa-conv.qa-conv-current")
+    row.locator(".qa-conv-rename").click()
+    title = row.get_by_role("textbox", name="New title for this conversation")
+    title.fill("Board and budget")
+    title.press("Enter")
+    page.locator("#qa-conv-list .qa-conv-title", has_text="Board and budget").wait_for()
+    assert prompts == []
+    with page.expect_download() as download:
+        page.locator("#qa-conv-list .qa-conv-current .qa-conv-md").click()
+    markdown = Path(download.value.path()).read_text()
+    assert "spending.xlsx, sheet Budget, row 3: “Budget: Department: Parks" in markdown
+    assert "spending.xlsx, page" not in markdown

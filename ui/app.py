@@ -79,7 +79,8 @@ class ChatApp:
         settings = Settings(max_file_mb=self.max_bytes / 1e6)  # qa counts megabytes, 10^6 bytes
         self.index = Index.create(self.index_dir, settings, backend, llm)
         self.index.warm_up()  # the first question should not wait for the model to load
-        self.history = ConversationPanel(ConversationStore(self.index_dir), self.from_this_page)
+        self.history = ConversationPanel(ConversationStore(self.index_dir), self.from_this_page,
+                                         self.place)
         self.collections = CollectionPanel(self.index, self.from_this_page, self.label)
         self.model = ModelPanel(self.index, llm, self.from_this_page,
                                 allow_private_model_hosts)
@@ -203,6 +204,13 @@ class ChatApp:
     def label(self, document: DocumentInfo) -> str:
         """A document's title, or else the start of its first line."""
         return document.title or self._first_line(document.path, document.indexed_at)
+
+    def place(self, citation: dict) -> str:
+        """Where a kept citation ({source, page, start}) is, as its source card says it
+        ("sheet Budget, row 7", "page 4", "line 12")."""
+        source = citation["source"]
+        return render.place(source, citation["page"], self.index.document_text(source),
+                            citation["start"])
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - one ChatApp per server
     def _first_line(self, path: str, indexed_at: str) -> str:

@@ -50,6 +50,35 @@
   }).observe(document.body, { subtree: true, childList: true, attributes: true,
                               attributeFilter: ["disabled"] });
 
+  // Rename in place (the collections and conversations lists): a box where `shown` was,
+  // holding `current`; Enter gives done() the new name, Escape or leaving it keeps the old
+  // one (and the focus goes back to `button`).
+  window.qaRename = (shown, label, current, done, button) => {
+    const box = Object.assign(document.createElement("input"),
+                              { value: current, className: "qa-rename" });
+    box.setAttribute("aria-label", label);
+    shown.style.display = "none";
+    shown.after(box);
+    box.focus();
+    box.select();
+    let finished = false;
+    const finish = (keep) => {
+      if (finished) return;
+      finished = true;
+      const name = box.value.trim();
+      box.remove();
+      shown.style.display = "";
+      if (keep && name && name !== current) done(name);
+      else button.focus();
+    };
+    box.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" && event.key !== "Escape") return;
+      event.preventDefault();
+      finish(event.key === "Enter");
+    });
+    box.addEventListener("blur", () => finish(false));
+  };
+
   const copyText = (message) => {
     // The answer, then each source: number, file, and the sentence quoted from it.
     const answer = message.querySelector(".qa-answer").innerText;
