@@ -244,3 +244,13 @@ def test_a_conversation_is_renamed_in_place_and_its_markdown_names_a_sheet_row(p
     markdown = Path(download.value.path()).read_text()
     assert "spending.xlsx, sheet Budget, row 3: “Budget: Department: Parks" in markdown
     assert "spending.xlsx, page" not in markdown
+
+
+def test_an_overview_says_what_the_document_is_then_its_main_points_in_order(page):
+    lines = ask(page, f"What is “{MINUTES_TITLE}” about?").inner_text().split("\n")
+    assert lines[0] == f"“{MINUTES_TITLE}” is a Word document: {PURPOSE} [1]"
+    assert [line.split(":")[0] for line in lines[1:]] == ["Welcome", "Forecast",
+                                                         "Lisbon office"]
+    assert "412,000 pounds" in lines[2]  # a figure
+    assert "The board approved the Lisbon office" in lines[3]  # a decision
+    assert all(line.endswith("[1]") for line in lines)  # each cited
