@@ -253,29 +253,40 @@ class ChatApp:
         if not self.from_this_page(request):
             uploads.discard_cached(files or [], Path(get_upload_folder()))
             return render.status_html([(False, REFUSED)]), *self.documents(), None
+        notes, stored, replaced = self.store_uploads(files or [], keep_both)
+        uploads.discard_cached(files or [], Path(get_upload_folder()))
+        if stored:
+            notes += self.index_files(stored, embedding_progress(progress), collection or None)
+        notes += [replacement_note(path) for path in replaced]
+        return render.status_html(notes), *self.documents(), None
+
+    def store_uploads(self, files: list[str], keep_both: bool
+                      ) -> tuple[list[tuple[bool, str]], list[Path], list[Path]]:
+        """Check uploads and store them under <index>/uploads: (outcome lines, the files
+        stored, those of them that replaced an earlier upload)."""
         notes: list[tuple[bool, str]] = []
         stored: list[Path] = []
-        for file in files or []:
-            name = uploads.safe_name(Path(file).name)
+        replaced: list[Path] = []
+        for file in files:
+            given = Path(file).name
+            name = uploads.safe_name(given)
             reason = uploads.rejection(name, os.path.getsize(file), self.max_bytes)
             if reason:
                 notes.append((False, f"{name} was not added: {reason}."))
                 continue
-            path, outcome = uploads.store(Path(file), name, self.uploads_dir, keep_both)
+            # a name cleaned up may be another file's: only one given as it is replaces
+            path, outcome = uploads.store(Path(file), name, self.uploads_dir,
+                                          keep_both or name != given)
             if outcome == uploads.SAME:
                 notes.append((True, f"{name} is already there: the same file was uploaded "
                                     "before."))
             elif outcome == uploads.REPLACED:
-                notes.append((True, f"{name} replaced the earlier {path.name}: its old "
-                                    "passages leave the index."))
+                replaced.append(path)
             elif path.name != name:
                 notes.append((True, f"{name} is stored as {path.name}, as a different file "
                                     "already has its name."))
             stored.append(path)
-        uploads.discard_cached(files or [], Path(get_upload_folder()))
-        if stored:
-            notes += self.index_files(stored, embedding_progress(progress), collection or None)
-        return render.status_html(notes), *self.documents(), None
+        return notes, stored, replaced
 
     def index_files(
         self, paths: list[Path], progress: Callable[[int, int], None] | None = None,
@@ -337,6 +348,15 @@ class ChatApp:
         """Whether a request was sent by this app's page (None: a direct Python call, as in
         the tests)."""
         return request is None or from_own_page(request.headers, self.allowed_hosts)
+
+
+def replacement_note(path: Path) -> tuple[bool, str]:
+    """Once an upload that replaced an earlier one is indexed: what became of the two
+    (the earlier one is put back if the new one could not be read)."""
+    if uploads.settle_replaced(path):
+        return True, (f"{path.name} replaced the earlier {path.name}: its old passages left "
+                      "the index.")
+    return False, f"The earlier {path.name} is kept, with its passages."
 
 
 def embedding_progress(progress: gr.Progress) -> Callable[[int, int], None]:

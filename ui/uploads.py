@@ -28,6 +28,7 @@ MAX_NAME = 120
 MIB = 2**20  # uploads are limited in mebibytes (`qa serve --max-upload-mb`), as Gradio counts
 PARTIAL = ".partial-"  # an upload being copied in; no stored name starts with a dot
 NEW, SAME, REPLACED = "new", "same", "replaced"  # what storing an upload did
+EARLIER = ".earlier-"  # a replaced upload, kept until its replacement is indexed
 
 
 def safe_name(name: str, copy: int = 1) -> str:
@@ -68,8 +69,9 @@ def store(source: Path, name: str, folder: Path, keep_both: bool = False) -> tup
     REPLACED).
 
     If a different file has the name, the upload replaces it (an edited file uploaded
-    again), or, with `keep_both`, becomes `name (2).ext` (or 3, …); if the same content
-    has it, that file is the upload, and nothing is copied. The copy is made under a
+    again; the earlier one is kept until `settle_replaced`), or, with `keep_both`, becomes
+    `name (2).ext` (or 3, …); if the same content has it, that file is the upload, and
+    nothing is copied. The copy is made under a
     hidden name and then linked to its own, which fails if the name is taken, so that
     two uploads at once cannot take one name. Like the index's own files, uploads are
     readable by their owner only.
@@ -95,10 +97,26 @@ def store(source: Path, name: str, folder: Path, keep_both: bool = False) -> tup
                 if filecmp.cmp(copy, target, shallow=False):
                     return target, SAME
                 if not keep_both:
+                    try:
+                        os.link(target, folder / f"{EARLIER}{target.name}")
+                    except FileExistsError:  # being replaced already: both are kept
+                        continue
                     os.replace(copy, target)
                     return target, REPLACED
     finally:
         copy.unlink(missing_ok=True)
+
+
+def settle_replaced(path: Path) -> bool:
+    """Once a replacement upload is indexed: drop the earlier file it replaced, or, if the
+    replacement was set aside (it could not be read), put the earlier one back, the same
+    file the index holds: whether the replacement stayed."""
+    earlier = path.with_name(f"{EARLIER}{path.name}")
+    if path.exists():
+        earlier.unlink(missing_ok=True)
+        return True
+    os.replace(earlier, path)
+    return False
 
 
 def unindexed(folder: Path, indexed: Collection[str]) -> list[Path]:
