@@ -245,7 +245,7 @@ def nearest_html(hit: Hit, full_text: str | None, question: str,
 
 
 def _ask_within(query: dict[str, str], label: str) -> str:
-    href = escape(f"{ASK_WITHIN}?{urlencode(query)}")
+    href = escape(f"{ASK_WITHIN}?{urlencode(query, errors='replace')}")  # a lone surrogate
     return f'<a class="qa-ask-within" href="{href}">Ask within {escape(label)}</a>'
 
 
