@@ -75,7 +75,8 @@ from qa.question_kinds import (
 from qa.results import Answer, Citation
 from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
-from qa.summary import SUMMARY_SENTENCES, central_sentences
+from qa.summary import headings as summary_headings
+from qa.summary import overview
 
 ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
 WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0,
@@ -298,29 +299,34 @@ def _rarest_missing(wanted: Mapping[str, str], idf: Mapping[str, float],
 
 def compose_summary(question: str, hits: Sequence[Hit], sentences: Sequence[SentenceRow],
                     documents: Sequence[str]) -> Answer:
-    """Quote the sentences that stand for each of `documents` (paths; see `qa.summary`),
-    from `hits`, their passages, and `sentences`, those passages' sentences."""
+    """An overview of each of `documents` (paths; see `qa.summary`): what it is and its
+    purpose, and for one document its main points in order, each quoted and cited, a
+    line each; from `hits`, their passages, and `sentences`, those passages' sentences."""
     # in document order, so that a sentence two overlapping passages hold is read (and
     # its vector taken) from the first, whatever the order they were found in
     in_order = sorted(hits, key=lambda hit: (hit.source, hit.start))
     candidates = _candidates(sentences, {hit.chunk_id: replace(hit, rank=rank)
                                          for rank, hit in enumerate(in_order, 1)})
-    per_document = max(1, SUMMARY_SENTENCES // len(documents))
-    spans = []
+    leads, spans = [], []
     for path in documents:
         ours = sorted((c for c in candidates if c.hit.source == path),
                       key=lambda c: c.sentence.start)
         if not ours:
             continue
-        first = ours[0]
-        news_like = not first.hit.text[:first.sentence.start - first.hit.start].strip() \
-            and first.hit.start == 0  # opens with prose, not a title
-        vectors = np.array([c.sentence.vector for c in ours])
-        spans += [(ours[i].hit, ours[i].sentence.start, ours[i].sentence.end)
-                  for i in central_sentences(vectors, per_document, news_like)]
+        quoted_here = overview(
+            path, ours[0].hit.title, [(c.sentence.start, c.text) for c in ours],
+            np.array([c.sentence.vector for c in ours]),
+            summary_headings([hit for hit in in_order if hit.source == path]),
+            points=len(documents) == 1)
+        for words, i in quoted_here:
+            leads.append(words)
+            spans.append((ours[i].hit, ours[i].sentence.start, ours[i].sentence.end))
     if not spans:
         return Answer(question, NOT_FOUND, False, ())
-    return quoted(question, spans, 1.0)
+    answer = quoted(question, spans, 1.0)
+    lines = [f"{words} {' '.join(c.quote.split())} [{c.n}]".lstrip()
+             for words, c in zip(leads, answer.citations, strict=True)]
+    return replace(answer, text="\n".join(lines))
 
 
 def quoted(question: str, spans: Sequence[tuple[Hit, int, int]], score: float) -> Answer:

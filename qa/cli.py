@@ -30,6 +30,7 @@ DEFAULT_INDEX = ".qa-index"
 COMMANDS_GROUP = "qa.commands"
 BROKEN_PIPE = 128 + 13  # the exit status of a process ended by SIGPIPE
 INTERRUPTED = 128 + 2  # the exit status of a process ended by SIGINT (Ctrl-C)
+_USER_DOC = (__doc__ or "").split("\n\n", 1)[0]  # `qa --help`'s; the rest is for developers
 Register = Callable[[argparse._SubParsersAction, argparse.ArgumentParser], None]
 
 
@@ -88,7 +89,7 @@ def _plugin_commands() -> dict[str, Register]:
 
 
 def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="qa", description=__doc__,
+    parser = argparse.ArgumentParser(prog="qa", description=_USER_DOC,
                                      parents=[_common_options(defaults=True)])
     common = _common_options(defaults=False)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")

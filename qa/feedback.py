@@ -5,17 +5,20 @@ expected, or that the documents do not hold one), and writes it into the convers
 JSON export, beside each turn's question and answer. `qa eval feedback FILE...` reads
 such exports, asks each marked question again of the index (after the turns before it,
 so that a follow-up is read as one) and says which answers now differ from the one
-marked wrong, and whether the new one holds the expected answer or refuses as it
+marked wrong, and whether the new one says the expected answer (in its opening, the value
+or verdict it leads with, when it has one: not in a quote it cites) or refuses as it
 should: users' corrections become a test set that stays on the machine.
 """
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from qa.errors import QAError
 from qa.index import Index
+from qa.results import Answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +41,7 @@ class Rechecked:
     flagged: Flagged
     answer: str
     found: bool
+    said: str = ""  # what the answer says (`opening`); "" for its whole text
 
     @property
     def differs(self) -> bool:
@@ -46,12 +50,14 @@ class Rechecked:
 
     @property
     def as_expected(self) -> bool | None:
-        """Whether the answer now refuses as it should, or holds the expected answer
-        (case and spacing aside); None when nothing was expected."""
+        """Whether the answer now refuses as it should, or says the expected answer (its
+        words, whole, in what it says: case and spacing aside); None when nothing was
+        expected."""
         if self.flagged.should_refuse:
             return not self.found
         if self.flagged.correct:
-            return _plain(self.flagged.correct) in _plain(self.answer)
+            expected = rf"(?<!\w){re.escape(_plain(self.flagged.correct))}(?!\w)"
+            return re.search(expected, _plain(self.said or self.answer)) is not None
         return None
 
 
@@ -85,8 +91,17 @@ def recheck(index: Index, flagged: Iterable[Flagged]) -> list[Rechecked]:
     results = []
     for item in flagged:
         answer = index.ask(item.question, history=list(item.before))
-        results.append(Rechecked(item, answer.text, answer.found))
+        results.append(Rechecked(item, answer.text, answer.found, said=opening(answer)))
     return results
+
+
+def opening(answer: Answer) -> str:
+    """What an answer says: the words before its first quote (the value, the verdict, the
+    figure computed, which its quotes only support), or its whole text when it opens with
+    a quote or quotes nothing (a model's answer)."""
+    quotes = [" ".join(c.quote.split()) for c in answer.citations if c.quote.strip()]
+    first = answer.text.find(quotes[0]) if quotes else -1
+    return answer.text[:first] if first > 0 else answer.text
 
 
 def report(results: list[Rechecked]) -> str:

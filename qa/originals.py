@@ -4,14 +4,16 @@ What a citation points into, drawn from the file itself: a PDF page as a PNG wit
 boxes of the quoted characters (PDFium's text page: character positions), an image (or
 a frame of a TIFF, or a scanned PDF page) with the boxes of the OCR lines the quote was
 read from (RapidOCR again, on that one image, at view time: indexing keeps no boxes),
-a sheet or CSV as rows with the cited ones marked, a slide as its title, text and notes.
+a sheet or CSV as rows with the cited ones marked, a slide as its title, text and notes, a
+Word document as its headings, paragraphs and tables (the cited table rows marked).
 
 Only a file that is in the index and unchanged since it was indexed is read
 (`indexed_bytes`): a file edited since could be anything, and indexing it again applies
 the checks of indexing to it. Drawing is bounded: one page at a time, at most
 VIEW_SIDE pixels on its longest side, an image checked against the limits OCR applies
 at indexing (with the same messages), at most SHOWN_ROWS rows of a sheet around the
-cited one. Boxes are fractions of the page (left, top, width, height), so a viewer
+cited one, at most SHOWN_BLOCKS headings, paragraphs and tables of a Word document around
+the first holding the quote. Boxes are fractions of the page (left, top, width, height), so a viewer
 scales them with the picture.
 """
 
@@ -30,10 +32,12 @@ from qa.loaders import ocr, opendocument, zipcheck
 from qa.loaders.base import TextBudget
 from qa.loaders.decoding import decode_text
 from qa.loaders.tables import cell_text, table_lines
+from qa.loaders.word import word_rows, word_styles
 from qa.settings import Settings
 
 VIEW_SIDE = 1400  # pixels on the longest side of a drawn page or image
 SHOWN_ROWS = 200  # rows of a sheet shown around the cited one
+SHOWN_BLOCKS = 400  # headings, paragraphs and tables of a Word document shown
 SHEET_SUFFIXES = (".xlsx", ".xlsm", ".ods", ".csv", ".tsv")
 _SNIFF_CHARS = 64_000
 _IGNORED = re.compile(r"[\s\-\u00ad]+")  # what line breaks and reflow change in a quote
@@ -76,6 +80,19 @@ class Slide:
     texts: list[str]
     notes: str
     pages: int
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A part of a Word document as it has it: a "heading" (`level` 1 for the title, 2
+    for Heading 1, …), a "paragraph" (`text`), or a "table" (`rows` of cell texts, the
+    first its header; `marked`: the indexes of the rows a quote is)."""
+
+    kind: str
+    text: str = ""
+    level: int = 0
+    rows: list[list[str]] = field(default_factory=list)
+    marked: set[int] = field(default_factory=set)
 
 
 def indexed_bytes(index: Index, path: str) -> bytes:
@@ -272,6 +289,45 @@ def slide(data: bytes, page: int) -> Slide:
     notes = (shown.notes_slide.notes_text_frame.text
              if shown.has_notes_slide and shown.notes_slide.notes_text_frame is not None else "")
     return Slide(title, texts, notes, len(slides))
+
+
+def word(data: bytes, quote: str) -> list[Block]:
+    """A .docx's headings, paragraphs and tables in document order, the table rows `quote`
+    is marked: at most SHOWN_BLOCKS, around the first block holding the quote."""
+    import docx
+
+    zipcheck.open_checked(data, ".docx")
+    document = docx.Document(io.BytesIO(data))
+    styles = word_styles(document)
+    blocks = []
+    for item in document.iter_inner_content():
+        if hasattr(item, "rows"):
+            rows = list(word_rows(item))
+            marked = {n for n, row in enumerate(rows) if n and _cells_in(row, quote)}
+            blocks.append(Block("table", rows=rows, marked=marked))
+        elif item.text.strip():
+            level = _heading_level(styles.get(item._p.style or "", ""))
+            blocks.append(Block("heading" if level else "paragraph", item.text, level))
+    wanted = " ".join(quote.split())
+    held = next((n for n, block in enumerate(blocks) if block.marked or (
+        wanted and wanted in " ".join(block.text.split()))), 0)
+    start = max(0, min(held - SHOWN_BLOCKS // 2, len(blocks) - SHOWN_BLOCKS))
+    return blocks[start:start + SHOWN_BLOCKS]
+
+
+def _cells_in(cells: list[str], quote: str) -> bool:
+    """Whether a quote holds each of a table row's cells (and the row has one)."""
+    said = _IGNORED.sub("", quote).lower()
+    held = [_IGNORED.sub("", cell).lower() for cell in cells]
+    return bool(said) and any(held) and all(cell in said for cell in held)
+
+
+def _heading_level(style: str) -> int:
+    """1 for the Title style, n + 1 for "Heading n", 0 for any other."""
+    if style == "Title":
+        return 1
+    number = style.removeprefix("Heading ")
+    return int(number) + 1 if number != style and number.isdigit() else 0
 
 
 def _shapes(shapes: Iterable) -> Iterable:

@@ -2,14 +2,18 @@
 sentences stand for them.
 
 An overview question ("What is this document about?", "Summarize the handbook", "What
-are the main points?") has no sentence that answers it; it wants the few sentences
-that say what the document is about. They are chosen from the sentence vectors stored
-at indexing time, so no model is called:
+are the main points?") has no sentence that answers it; it wants what the document is
+and what it says (`overview`). It opens with what the document is, its title and kind
+("“Board Meeting Q3 2024” is a Word document:"), and its purpose in its own words (its
+first sentence of prose that is more than a greeting); then, for one document, its main
+points in order: under each of its headings, the sentence that says most of that
+section, a decision or a figure first ("Forecast: Revenue for the quarter was 412,000
+pounds… [1]"), for at most MAIN_POINTS sections (those with most to say). A document
+without headings (an article) gives its central sentences instead. Sentences are weighed
+by the sentence vectors stored at indexing time, so no model is called:
 
 - centrality: the cosine similarity of a sentence to the centroid of the document's
   sentences (what most of it is about);
-- lead: news and plain articles open with their gist, so a document that starts with
-  prose rather than a title gets a bonus for its first sentences;
 - diversity: sentences are taken one by one by maximal marginal relevance (Carbonell
   and Goldstein, 1998), so the second says something the first did not; one that
   restates a chosen sentence (cosine of REDUNDANT or more) is never taken;
@@ -18,11 +22,11 @@ at indexing time, so no model is called:
   ("From: …", "Subject: …") is never taken, nor counted in the centroid
   (`prose_sentences`), unless nothing else is there to take (a spreadsheet).
 
-They are quoted in document order, each cited like any quote. Which document: one the
-question names (its title or file name), the one a follow-up refers to ("this
-article", "it", "Summarize."), or the whole collection, a few sentences from each of
-its largest documents. A subject in quotes names a document (the web chat suggests
-'What is “<a document's title or first line>” about?').
+They are quoted in document order after the purpose, each cited like any quote, a line
+each. Which document: one the question names (its title or file name), the one a
+follow-up refers to ("this article", "it", "Summarize."), or the whole collection: what
+each of its largest documents is, and its purpose. A subject in quotes names a document
+(the web chat suggests 'What is “<a document's title or first line>” about?').
 """
 
 import re
@@ -38,11 +42,14 @@ from qa.question_kinds import WORD, content_words
 from qa.search import Hit
 from qa.stemming import index_term
 
-SUMMARY_SENTENCES = 3  # quoted for one document; for several, at least one each
+SUMMARY_SENTENCES = 3  # quoted of one document without headings: its purpose and two more
+MAIN_POINTS = 5  # of one document with headings: a point a section, the weightiest
+DECISION_BONUS, FIGURE_BONUS = 0.15, 0.1  # a section's point states one first
+HEADING_WORDS = 12  # a heading is a line of at most this many words
+PURPOSE_WORDS = 6  # a document's purpose: its first sentence of at least this many words
 COLLECTION_DOCUMENTS = 5  # a collection's summary quotes its this many largest documents
 MMR_LAMBDA = 0.7  # relevance against novelty in maximal marginal relevance
 REDUNDANT = 0.9  # a sentence this similar to one chosen restates it: never taken
-LEAD_SENTENCES, LEAD_BONUS = 2, 0.1
 MIN_TITLE_MATCH = 0.5  # the share of the subject's words a document's name must hold
 _COLLECTION = frozenset((
     "documents", "these documents", "all documents", "all the documents", "my documents",
@@ -67,6 +74,19 @@ _LEAD_IN = re.compile(
     r"\b(?:below|above|following)\s+(?:tables?|lists?|charts?|figures?|schedule)\b|"
     r"\b(?:are|is)\s+(?:listed|shown|given|set out|summari[sz]ed)\s+(?:below|above)\b",
     re.I)
+_DECISION = re.compile(
+    r"\b(?:agreed|decided|approved|resolved|rejected|voted|confirmed|accepted|will|must|"
+    r"shall)\b", re.I)
+_FIGURE = re.compile(r"\d")
+_DECIMAL = re.compile(r"\d[.,]\d")
+KINDS = {  # what a document of each suffix is, as an overview says it
+    ".pdf": "a PDF", ".docx": "a Word document", ".odt": "an OpenDocument text",
+    ".rtf": "an RTF document", ".pptx": "a slide deck", ".odp": "a slide deck",
+    ".xlsx": "a spreadsheet", ".xlsm": "a spreadsheet", ".ods": "a spreadsheet",
+    ".csv": "a table", ".tsv": "a table", ".md": "a Markdown document",
+    ".markdown": "a Markdown document", ".txt": "a text file", ".html": "a web page",
+    ".htm": "a web page", ".eml": "an e-mail", ".mbox": "a mailbox", ".epub": "an e-book",
+}
 _DATE_WORDS = re.compile(
     r"^(?:\d+(?:st|nd|rd|th)?|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|"
     r"july?|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|"
@@ -151,15 +171,80 @@ def prose_sentences(hits: Sequence[Hit], sentences: Sequence[SentenceRow]) -> li
     return [s for s, hit in ours if id(s) in kept or hit.source not in written]
 
 
-def central_sentences(vectors: np.ndarray, count: int, news_like: bool) -> list[int]:
+def overview(path: str, title: str, sentences: Sequence[tuple[int, str]],
+             vectors: np.ndarray, headings: Sequence[tuple[int, str]],
+             points: bool) -> list[tuple[str, int]]:
+    """What an overview of one document quotes (see the module docstring), in order: (the
+    words that lead the quote, the index of the sentence quoted). `sentences` are the
+    document's (start offset, text) in order, `vectors` their unit vectors, `headings` its
+    (offset, text) in order; without `points`, only what it is and its purpose."""
+    if not sentences:
+        return []
+    shown = title.strip() or next((text for at, text in headings if at < sentences[0][0]),
+                                  Path(path).name)
+    kind = KINDS.get(Path(path).suffix.lower(), "a document")
+    purpose = next((i for i, (_, text) in enumerate(sentences)
+                    if len(WORD.findall(text)) >= PURPOSE_WORDS), 0)
+    chosen = [(f"“{shown}” is {kind}:", purpose)]
+    rest = [i for i in range(len(sentences)) if i != purpose]
+    if not points or not rest:
+        return chosen
+    sections: dict[int, list[int]] = {}  # a heading after the document's first sentence
+    for i in rest:
+        heading = max((n for n, (at, _) in enumerate(headings) if at < sentences[i][0]),
+                      default=-1)
+        if heading >= 0 and headings[heading][0] > sentences[0][0]:
+            sections.setdefault(heading, []).append(i)
+    if not sections:
+        central = central_sentences(vectors[rest], SUMMARY_SENTENCES - 1)
+        return chosen + [("", rest[i]) for i in central]
+    weight = _weights(vectors, [text for _, text in sentences])
+    best = {max(members, key=lambda i: weight[i]): heading
+            for heading, members in sections.items()}
+    kept = sorted(sorted(best, key=lambda i: -weight[i])[:MAIN_POINTS])
+    return chosen + [(f"{headings[best[i]][1]}:", i) for i in kept]
+
+
+def _weights(vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+    """How much each sentence says of its document: its similarity to the document's
+    centroid, and more for a decision or a figure."""
+    centroid = vectors.mean(axis=0)
+    weight = _dot(vectors, centroid / (np.linalg.norm(centroid) or 1.0))
+    return weight + np.array([DECISION_BONUS * bool(_DECISION.search(text))
+                              + FIGURE_BONUS * bool(_FIGURE.search(text)) for text in texts])
+
+
+def headings(hits: Sequence[Hit]) -> list[tuple[int, str]]:
+    """The headings of passages, each once, in order: (document offset, text) of each line
+    that stands alone (blank lines or the passage's ends around it), of a few words and
+    no closing full stop, no table row, lead-in or header (the line after a lead-in, a
+    line of decimals) and no e-mail header line; its # left out."""
+    found: dict[int, str] = {}
+    for hit in hits:
+        lines = hit.text.split("\n")
+        at = hit.start
+        for n, line in enumerate(lines):
+            text = line.strip().lstrip("#").strip()
+            alone = not (n and lines[n - 1].strip()) and not (
+                n + 1 < len(lines) and lines[n + 1].strip())
+            after = next((lines[m] for m in range(n - 1, -1, -1) if lines[m].strip()), "")
+            if (alone and text and not reads_as_prose(text) and row_fields(text) is None
+                    and not _HEADER_FIELD.match(text) and not _LEAD_IN.search(text)
+                    and not _ENDS_SENTENCE.search(text) and not text.endswith(",")
+                    and not _DECIMAL.search(text) and not _LEAD_IN.search(after)
+                    and len(WORD.findall(text)) <= HEADING_WORDS):
+                found.setdefault(at, text)
+            at += len(line) + 1
+    return sorted(found.items())
+
+
+def central_sentences(vectors: np.ndarray, count: int) -> list[int]:
     """The indexes (in document order) of `count` sentences that stand for a document:
     `vectors`, its sentences' unit vectors in document order (see the module docstring)."""
     if len(vectors) <= count:
         return list(range(len(vectors)))
     centroid = vectors.mean(axis=0)
     relevance = _dot(vectors, centroid / (np.linalg.norm(centroid) or 1.0))
-    if news_like:
-        relevance[:LEAD_SENTENCES] += LEAD_BONUS
     chosen: list[int] = []
     closest = np.full(len(vectors), -1.0)  # each sentence's similarity to the chosen ones
     for _ in range(count):

@@ -6,7 +6,7 @@ import pytest
 from qa import question_kinds as kinds
 from qa.answer import WEIGHTS, Signals, _is_label, spellings
 from qa.backends import DocumentInfo
-from qa.summary import central_sentences, documents_to_summarize
+from qa.summary import central_sentences, documents_to_summarize, overview
 
 
 def test_a_sentence_scores_its_signals_by_their_named_weights():
@@ -147,16 +147,33 @@ def test_a_summary_takes_central_sentences_that_differ_in_document_order():
     vectors = _unit([1, 0, 0, 1.5], [1, 1, 0, 0], [1, 1, 0.25, 0], [1, 0.5, 0.8, 0],
                     [1, 0.5, -0.6, 0])
 
-    assert central_sentences(vectors, 1, news_like=False) == [1]
-    assert central_sentences(vectors, 3, news_like=False) == [1, 3, 4]
-    assert central_sentences(vectors, 9, news_like=False) == [0, 1, 2, 3, 4]
+    assert central_sentences(vectors, 1) == [1]
+    assert central_sentences(vectors, 3) == [1, 3, 4]
+    assert central_sentences(vectors, 9) == [0, 1, 2, 3, 4]
 
 
-def test_news_leads_with_its_gist():
-    vectors = _unit([0.8, 0.6, 0], [0, 0, 1], [1, 0, 0], [1, 0.05, 0])
+def test_an_overview_says_what_a_document_is_then_its_points_in_order():
+    # under each heading the sentence that says most of its section, a figure or a
+    # decision first: "Forecast" gives its figure, though the warning is as central
+    sentences = [(25, "These minutes record the meeting of the board about the quarter."),
+                 (110, "The chair welcomed everyone to the meeting today."),
+                 (180, "Revenue was 412,000 pounds this quarter."),
+                 (230, "Do not share the forecast outside the board."),
+                 (300, "The board approved the Lisbon office.")]
+    headings = [(0, "Board Meeting Q3"), (100, "Welcome"), (170, "Forecast"), (290, "Lisbon")]
+    vectors = _unit(*([1, y, 0] for y in (0, 0.1, 0.3, 0.2, 0.4)))
 
-    assert central_sentences(vectors, 1, news_like=False) == [3]
-    assert central_sentences(vectors, 1, news_like=True) == [0]
+    assert overview("/docs/minutes.docx", "", sentences, vectors, headings, points=True) == [
+        ("“Board Meeting Q3” is a Word document:", 0), ("Welcome:", 1), ("Forecast:", 2),
+        ("Lisbon:", 4)]
+    assert overview("/docs/minutes.docx", "Minutes", sentences, vectors, headings,
+                    points=False) == [("“Minutes” is a Word document:", 0)]
+    # without headings (an article): its first sentence, then two central ones, in order
+    apart = _unit([1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 1, 1], [1, 1, 1])
+    first, *central = overview("/docs/news.txt", "", sentences, apart, [], points=True)
+    assert first == ("“news.txt” is a text file:", 0)
+    assert [words for words, _ in central] == ["", ""]
+    assert [i for _, i in central] == sorted(i for _, i in central) and central[0][1] > 0
 
 
 @pytest.mark.parametrize(("question", "subject"), [

@@ -88,6 +88,13 @@ def test_qa_serve_is_added_by_the_entry_point_that_pyproject_declares(tmp_path):
     assert "--milvus-uri" in with_hook.stdout  # the shared options come with it
 
 
+def test_qa_help_says_what_qa_does_without_notes_for_developers():
+    done = subprocess.run([sys.executable, "-m", "qa", "--help"], cwd=ROOT, env=ENV,
+                          capture_output=True, text=True, check=True)
+    assert "index folders, ask and search" in done.stdout
+    assert "entry-point" not in done.stdout and "register(" not in done.stdout
+
+
 @pytest.mark.parametrize("module", ["qa", "qa.cli"])
 def test_python_dash_m_runs_the_qa_command(module, seed_index_path):
     """`python -m qa` and `python -m qa.cli` run the command (the latter did nothing)."""

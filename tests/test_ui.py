@@ -340,7 +340,8 @@ def test_scripts_and_other_sites_cannot_remove_or_add_documents(server, origin, 
         uploaded = httpx.post(f"{url}/gradio_api/upload", files={"files": file},
                               headers={"origin": url}).json()[0]
     file_data = {"path": uploaded, "meta": {"_type": "gradio.FileData"}, "orig_name": "sneaky.txt"}
-    assert "Refused" in trigger("qa-upload", "upload", [[file_data], ""])  # "": no collection
+    no_collection, keep_both = "", False
+    assert "Refused" in trigger("qa-upload", "upload", [[file_data], no_collection, keep_both])
     assert "sneaky.txt" not in _listed(url)
     assert not Path(uploaded).exists()  # nor is it left in Gradio's cache
 

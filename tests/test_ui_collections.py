@@ -125,8 +125,10 @@ def test_ask_within_the_collection_cites_only_its_documents(page):
 
 @pytest.mark.browser
 def test_rename_keeps_the_question_scope_and_delete_asks_first(page):
-    page.once("dialog", lambda dialog: dialog.accept("Harbour"))
     page.locator("#qa-collections .qa-coll-rename").click()
+    renamed = page.get_by_role("textbox", name=f"New name for the collection “{NAME}”")
+    renamed.fill("Harbour")
+    renamed.press("Enter")
     assert f"Renamed “{NAME}” to “Harbour”." in coll_status(page, "Renamed")
     expect(page.locator("#qa-collections .qa-coll-name")).to_have_text("Harbour")
     expect(document_row(page, "harbour.txt").locator(".qa-doc-collection")).to_have_text(

@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from tests.helpers import ENV, QA, ROOT, copy_index, free_port, qa_serve
 from tests.test_ui import ask, open_page
+from ui import render
 from ui.conversations import CONVERSATIONS, ConversationStore, new_id
 
 ANSWER = {"question": "Who?", "answer": "Martinez resigned. [1]", "found": True, "citations": [
@@ -103,7 +104,7 @@ def test_an_answer_marked_wrong_is_kept_exported_and_asked_again(browser, index,
         form.locator("textarea").fill("Cedillo")
         form.get_by_role("button", name="Mark as wrong").click()
         page.locator("#qa-feedback .qa-feedback-note").get_by_text("Marked as wrong").wait_for()
-        assert page.locator("#qa-chat .qa-flag").last.inner_text() == "👎 Marked wrong"
+        assert page.locator("#qa-chat .qa-flag").last.inner_text() == "Marked wrong"
         page.get_by_text("1 question").wait_for()
         with page.expect_download() as download:
             page.locator("#qa-conv-list .qa-conv-json").first.click()
@@ -134,8 +135,10 @@ def test_history_list_renames_searches_exports_and_deletes_only_once_confirmed(
         assert len(listed(page)) == 2 and listed(page)[0] == "Who is Mike Bonin?"
 
         row = page.locator("#qa-conv-list .qa-conv", has_text="Mike Bonin")
-        page.once("dialog", lambda dialog: dialog.accept("Bonin and his son"))
         row.locator(".qa-conv-rename").click()
+        row.get_by_role("textbox", name="New title for this conversation").fill(
+            "Bonin and his son")
+        page.keyboard.press("Enter")
         page.get_by_text("Bonin and his son").wait_for()
 
         page.fill("#qa-conv-search textarea", "resigned")
@@ -194,7 +197,8 @@ def test_markdown_export_cites_title_file_page_and_quote(tmp_path):
     store = ConversationStore(tmp_path)
     conversation = new_id()
     store.add_turn("", conversation, 0, "Who?", "<div>shown</div>", ANSWER)
-    markdown = as_markdown(store.conversation("", conversation), store.turns("", conversation))
+    markdown = as_markdown(store.conversation("", conversation), store.turns("", conversation),
+                           lambda cited: render.place(cited["source"], cited["page"], None, 0))
     assert "## Who?\n\nMartinez resigned. [1]\n" in markdown
     assert "- [1] LA news (la.txt, page 2): “Martinez resigned.”" in markdown
 
@@ -228,7 +232,8 @@ def test_a_mark_is_the_users_own_goes_with_its_turn_and_a_changed_answer_differs
     turns = store.turns("ann", mine)
     assert [t.feedback is not None for t in turns] == [True]
     conversation = store.conversation("ann", mine)
-    assert "Marked wrong: Martinez and Herrera." in as_markdown(conversation, turns)
+    assert "Marked wrong: Martinez and Herrera." in as_markdown(conversation, turns,
+                                                                lambda cited: "")
     export = tmp_path / "export.json"
     export.write_text(as_json(conversation, turns))
 
@@ -243,3 +248,24 @@ def test_a_mark_is_the_users_own_goes_with_its_turn_and_a_changed_answer_differs
                               str(bad)], cwd=ROOT, env=ENV, capture_output=True, text=True)
     assert refused.returncode != 0 and "not a conversation exported as JSON" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_eval_feedback_judges_what_an_answer_says_not_the_row_it_quotes():
+    from dataclasses import replace
+
+    from qa import Answer, Citation, Hit
+    from qa.feedback import Flagged, Rechecked, opening
+
+    row = "Offices: City: Lyon; Count: 41."
+    hit = Hit(1, 1, "/docs/offices.csv", "", row, 0, len(row), None, 0.1, 0.5)
+    says_one = Answer("How many offices are in Lyon?", f"1. {row} [1]", True,
+                      (Citation(1, hit, row, 0, len(row)),))
+    flagged = Flagged(says_one.question, "3. [1]", True, "41", False)
+
+    def judged(answer: Answer) -> bool | None:
+        return Rechecked(flagged, answer.text, True, said=opening(answer)).as_expected
+
+    assert judged(says_one) is False  # its quoted row holds 41; it says 1
+    assert judged(replace(says_one, text=f"41. {row} [1]")) is True
+    assert judged(replace(says_one, text=f"{row} [1]")) is True  # a quote is all it says
+    assert judged(replace(says_one, text=f"141. {row} [1]")) is False  # not the word 41

@@ -186,9 +186,10 @@ def test_hostile_upload_names_cannot_escape_the_uploads_folder(tmp_path, name):
     folder = tmp_path / "index" / "uploads"
 
     safe = uploads.safe_name(name)
-    stored, new = uploads.store(source, name, folder)
+    stored, outcome = uploads.store(source, name, folder)
 
-    assert new and safe and not set(safe) & {"/", "\\", "\x00", "\n"} and not safe.startswith(".")
+    assert outcome == uploads.NEW and safe and not safe.startswith(".")
+    assert not set(safe) & {"/", "\\", "\x00", "\n"}
     assert stored == folder / safe and stored.read_text() == "hello"
     assert sorted(tmp_path.rglob("*")) == sorted([source, folder.parent, folder, stored])
 
@@ -442,6 +443,26 @@ def test_a_quote_of_two_table_rows_is_shown_as_the_two_rows():
     assert [visible(re.sub(r"</t[hd]>", "|", row)) for row in rows] == [
         "Department|Amount|", "Libraries|1200|", "Parks|5300|"]
     assert visible(re.search(r"<caption>(.*?)</caption>", table).group(1)) == "Budget"
+
+
+def test_an_answer_leaves_the_rows_it_quotes_to_its_cards_when_it_says_more_than_them():
+    from qa import Answer
+
+    rows = ["Teams: Team: Throwing; Staff: 6.", "Teams: Team: Glazing; Staff: 4."]
+    text = "\n".join(rows)
+    hit = Hit(1, 7, "/docs/handbook.docx", "", text, 0, len(text), None, 0.03, 0.61)
+    cited = tuple(Citation(1, hit, row, text.index(row), text.index(row) + len(row))
+                  for row in rows)
+    computed = Answer("Which team has the most staff?",
+                      f"Throwing: Staff 6, the largest of 2 rows (computed). [1] {rows[0]} [1] "
+                      f"{rows[1]} [1]", True, cited)
+    assert render.answer_text(computed) == (
+        "Throwing: Staff 6, the largest of 2 rows (computed). [1]")
+    only_rows = Answer("Who throws?", f"{rows[0]} [1]", True, cited[:1])
+    assert render.answer_text(only_rows) == only_rows.text
+    cards = render.sources_html(cited, lambda _: text)
+    assert cards.count("<table") == 1  # one table of the rows, not a table a row
+    assert len(re.findall(r"<tr>", re.search(r"<tbody>.*</tbody>", cards).group())) == 2
 
 
 def test_an_empty_index_says_to_add_documents_here_and_offers_no_example_questions(tmp_path):

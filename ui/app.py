@@ -52,8 +52,12 @@ HEADER = (
 )
 PLACEHOLDER = (
     "<div class='qa-placeholder'><b>Ask a question about your documents</b><br>"
-    "Every answer cites its passages as [1], [2]… — or says when the documents do not know.</div>"
+    "Every answer cites its passages as [1], [2]… — or says when the documents do not know."
+    "<br>Keyboard: Tab twice from the question box goes to the answer’s first source.</div>"
 )
+QUESTION = "Ask about your documents…"  # the question box's placeholder
+TO_ANSWER = (  # the Tab stop after the question box and its Send button (ui/page.js)
+    '<a class="qa-to-answer" href="#qa-chat">Go to the answer’s first source [1]</a>')
 REFUSED = (
     "Refused: documents can only be added or removed from this app's own page "
     "(the request did not come from it)."
@@ -75,7 +79,8 @@ class ChatApp:
         settings = Settings(max_file_mb=self.max_bytes / 1e6)  # qa counts megabytes, 10^6 bytes
         self.index = Index.create(self.index_dir, settings, backend, llm)
         self.index.warm_up()  # the first question should not wait for the model to load
-        self.history = ConversationPanel(ConversationStore(self.index_dir), self.from_this_page)
+        self.history = ConversationPanel(ConversationStore(self.index_dir), self.from_this_page,
+                                         self.place)
         self.collections = CollectionPanel(self.index, self.from_this_page, self.label)
         self.model = ModelPanel(self.index, llm, self.from_this_page,
                                 allow_private_model_hosts)
@@ -117,14 +122,29 @@ class ChatApp:
             answer = response.answer()
             cited = answer.citations if answer.found else []
             sources = render.sources_html(cited, self.index.document_text)
+            if not answer.found:
+                sources = self.nearest(message, collections, documents)
         except QAError as error:
             yield render.answer_html(sentence(str(error)), found=False)
             return
-        shown = (render.answer_html(answer.text, answer.found)
+        shown = (render.answer_html(render.answer_text(answer), answer.found)
                  + render.scope_html(asked_within(collections, documents).describe())
                  + render.checks_html(answer) + render.COPY_BUTTON + sources)
         self.history.keep(conversation, request, position, message, shown, answer.to_dict())
         yield shown
+
+    def nearest(self, question: str, collections: list[str] | None,
+                documents: list[str] | None) -> str:
+        """Under a refusal: the passage nearest the question, within the same documents, as
+        the page shows it ("" when there is none)."""
+        hits = self.index.search(question, k=1, within=documents or None,
+                                 collections=collections)
+        if not hits:
+            return ""
+        source = hits[0].source
+        holding = self.index.collections.memberships().get(source, ())
+        return render.nearest_html(hits[0], self.index.document_text(source), question,
+                                   holding)
 
     def ask(
         self, question: str, k: int = 5, mode: str = "extractive",
@@ -185,6 +205,13 @@ class ChatApp:
         """A document's title, or else the start of its first line."""
         return document.title or self._first_line(document.path, document.indexed_at)
 
+    def place(self, citation: dict) -> str:
+        """Where a kept citation ({source, page, start}) is, as its source card says it
+        ("sheet Budget, row 7", "page 4", "line 12")."""
+        source = citation["source"]
+        return render.place(source, citation["page"], self.index.document_text(source),
+                            citation["start"])
+
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - one ChatApp per server
     def _first_line(self, path: str, indexed_at: str) -> str:
         return render.title_of("", self.index.document_text(path), path)
@@ -216,34 +243,50 @@ class ChatApp:
         self,
         files: list[str] | None,
         collection: str | None = None,
+        keep_both: bool = False,
         request: gr.Request | None = None,  # None: called from Python, not from a browser
         progress: gr.Progress = gr.Progress(),  # noqa: B008
     ) -> tuple:
-        """Upload handler: check, store under <index>/uploads, index with progress, into
-        `collection` if one is chosen."""
+        """Upload handler: check, store under <index>/uploads (replacing an earlier upload
+        of the same name unless `keep_both`), index with progress, into `collection` if one
+        is chosen."""
         if not self.from_this_page(request):
             uploads.discard_cached(files or [], Path(get_upload_folder()))
             return render.status_html([(False, REFUSED)]), *self.documents(), None
+        notes, stored, replaced = self.store_uploads(files or [], keep_both)
+        uploads.discard_cached(files or [], Path(get_upload_folder()))
+        if stored:
+            notes += self.index_files(stored, embedding_progress(progress), collection or None)
+        notes += [replacement_note(path) for path in replaced]
+        return render.status_html(notes), *self.documents(), None
+
+    def store_uploads(self, files: list[str], keep_both: bool
+                      ) -> tuple[list[tuple[bool, str]], list[Path], list[Path]]:
+        """Check uploads and store them under <index>/uploads: (outcome lines, the files
+        stored, those of them that replaced an earlier upload)."""
         notes: list[tuple[bool, str]] = []
         stored: list[Path] = []
-        for file in files or []:
-            name = uploads.safe_name(Path(file).name)
+        replaced: list[Path] = []
+        for file in files:
+            given = Path(file).name
+            name = uploads.safe_name(given)
             reason = uploads.rejection(name, os.path.getsize(file), self.max_bytes)
             if reason:
                 notes.append((False, f"{name} was not added: {reason}."))
                 continue
-            path, new = uploads.store(Path(file), name, self.uploads_dir)
-            if not new:
+            # a name cleaned up may be another file's: only one given as it is replaces
+            path, outcome = uploads.store(Path(file), name, self.uploads_dir,
+                                          keep_both or name != given)
+            if outcome == uploads.SAME:
                 notes.append((True, f"{name} is already there: the same file was uploaded "
                                     "before."))
+            elif outcome == uploads.REPLACED:
+                replaced.append(path)
             elif path.name != name:
                 notes.append((True, f"{name} is stored as {path.name}, as a different file "
                                     "already has its name."))
             stored.append(path)
-        uploads.discard_cached(files or [], Path(get_upload_folder()))
-        if stored:
-            notes += self.index_files(stored, embedding_progress(progress), collection or None)
-        return render.status_html(notes), *self.documents(), None
+        return notes, stored, replaced
 
     def index_files(
         self, paths: list[Path], progress: Callable[[int, int], None] | None = None,
@@ -305,6 +348,15 @@ class ChatApp:
         """Whether a request was sent by this app's page (None: a direct Python call, as in
         the tests)."""
         return request is None or from_own_page(request.headers, self.allowed_hosts)
+
+
+def replacement_note(path: Path) -> tuple[bool, str]:
+    """Once an upload that replaced an earlier one is indexed: what became of the two
+    (the earlier one is put back if the new one could not be read)."""
+    if uploads.settle_replaced(path):
+        return True, (f"{path.name} replaced the earlier {path.name}: its old passages left "
+                      "the index.")
+    return False, f"The earlier {path.name} is kept, with its passages."
 
 
 def embedding_progress(progress: gr.Progress) -> Callable[[int, int], None]:
@@ -405,7 +457,8 @@ def build_app(
     title = "qa · chat with your documents"
     with CheckedBlocks(title=title, fill_height=True, delete_cache=CACHE_CLEANUP) as demo:
         gr.HTML(HEADER, js_on_load=(HERE / "behaviour.js").read_text(),
-                accept=",".join(sorted(uploads.SUPPORTED)))  # the file types to offer
+                accept=",".join(sorted(uploads.SUPPORTED)),  # the file types to offer
+                placeholder=QUESTION)  # kept in the question box
         with gr.Row(equal_height=False, elem_classes="qa-main"):
             with gr.Column(scale=2, min_width=300, elem_classes="qa-side"):
                 conversations = app.history.build()
@@ -414,6 +467,7 @@ def build_app(
                 app.viewer.build()
                 scope = app.collections.build_scope()
                 chat = chat_panel(app, [*settings, app.history.current, *scope])
+                gr.HTML(TO_ANSWER, elem_id="qa-to-answer")
         wire_documents(app, demo, panels, chat.chatbot)
         app.history.wire(demo, chat)
         app.collections.wire(demo, app.documents, [panels["table"], chat.chatbot])
@@ -431,8 +485,9 @@ def build_app(
 
 
 def keep_scope_with_conversations(app: ChatApp) -> None:
-    """The "Ask within" choice belongs to the conversation: kept when it is changed, shown
-    again when the page opens a conversation (a reload, a restart, a switch)."""
+    """The "Ask within" choice belongs to the conversation: kept when it is changed (by
+    hand, or by a refusal's offer), shown again when the page opens a conversation (a
+    reload, a restart, a switch)."""
     history, collections = app.history, app.collections
     choices = [collections.scope_collections, collections.scope_documents]
 
@@ -445,6 +500,10 @@ def keep_scope_with_conversations(app: ChatApp) -> None:
     for choice in choices:
         choice.input(history.keep_scope, [history.current, *choices], None,
                      api_visibility="private", queue=False)
+    collections.offer.click(collections.ask_within, None, collections.scope_outputs(),
+                            api_visibility="private", queue=False).then(
+        history.keep_scope, [history.current, *choices], None, api_visibility="private",
+        queue=False)
 
 
 def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict, list]:
@@ -458,6 +517,9 @@ def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict
             f"files, up to {max_upload_mb} MiB each. They can be asked about as soon as they are "
             "indexed.</div>"
         )
+        keep_both = gr.Checkbox(False, label="Keep both when a file of the same name is uploaded",
+                                info="Otherwise the new file replaces the old one.",
+                                elem_id="qa-upload-keep")
         into = app.collections.upload_choice()
         status = gr.HTML(elem_id="qa-status")
     app.collections.build()
@@ -467,7 +529,7 @@ def side_panels(app: ChatApp, demo: gr.Blocks, max_upload_mb: int) -> tuple[dict
                       elem_id="qa-k")
         mode = app.model.build()
     panels = {"table": table, "files": files, "status": status, "into": into,
-              "folds": [documents, settings_fold]}
+              "keep_both": keep_both, "folds": [documents, settings_fold]}
     return panels, [k, mode]
 
 
@@ -483,7 +545,8 @@ def wire_documents(app: ChatApp, demo: gr.Blocks, panels: dict, chatbot: gr.Chat
                     show_progress_on=table, **private))
     files.upload(None, None, status, js="() => ''", **private)  # clear the last upload's lines
     collections.after_documents_change(
-        files.upload(app.add_files, [files, panels["into"]], [status, *listing, files],
+        files.upload(app.add_files, [files, panels["into"], panels["keep_both"]],
+                     [status, *listing, files],
                      show_progress_on=files, **private))
 
 
@@ -506,9 +569,11 @@ def chat_panel(app: ChatApp, settings: list[gr.Component]) -> gr.ChatInterface:
         allow_tags=False,
         scale=1,
         height="72vh",
+        autoscroll=False,  # ui/page.js shows each answer from its first line
     )
     textbox = gr.Textbox(
-        placeholder="Ask about your documents…",
+        placeholder=QUESTION,
+        label="Your question",  # its name for a screen reader
         show_label=False,
         elem_id="qa-question",
         submit_btn=True,

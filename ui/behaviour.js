@@ -1,5 +1,6 @@
-// Behaviour of the page as a whole (js_on_load of the header: `element` is it, and
-// `props.accept` the file types that can be indexed).
+// Behaviour of the page as a whole (js_on_load of the header: `element` is it,
+// `props.accept` the file types that can be indexed, `props.placeholder` the question
+// box's).
 
 // The question box takes the focus on wide screens only: on a phone, focusing it would
 // scroll the page past its header and open the keyboard before anything can be read.
@@ -41,8 +42,21 @@ const offerSupported = () => {
   if (input && input.accept !== props.accept) input.accept = props.accept;
 };
 
+// The question box keeps its placeholder (Gradio's chat empties it for good once a
+// question is sent), and the buttons beside it, icons, have names.
+const BUTTONS = [["submit-button", "Send the question"], ["stop-button", "Stop the answer"]];
+const named = () => {
+  const box = document.querySelector("#qa-question textarea");
+  if (box && !box.placeholder) box.placeholder = props.placeholder;
+  for (const [kind, name] of BUTTONS) {
+    const button = document.querySelector(`#qa-question .${kind}`);
+    if (button && button.getAttribute("aria-label") !== name) button.setAttribute("aria-label", name);
+  }
+};
+
 new MutationObserver(() => {
   offerSupported();
+  named();
   const close = document.querySelector(".api-docs h2 + button");  // drawn after the dialog
   if (close && !opener) {
     opener = document.querySelector("footer .show-api");
@@ -52,7 +66,8 @@ new MutationObserver(() => {
     opener.focus();
     opener = null;
   }
-}).observe(document.body, { childList: true, subtree: true });
+}).observe(document.body, { childList: true, subtree: true, attributes: true,
+                            attributeFilter: ["placeholder"] });
 document.addEventListener("keydown", (event) => {
   const close = event.key === "Escape" && document.querySelector(".api-docs h2 + button");
   if (close) close.click();

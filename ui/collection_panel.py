@@ -20,6 +20,8 @@ from qa import DocumentInfo, Index, QAError
 from ui import render
 
 JS = (Path(__file__).parent / "collections.js").read_text()
+# a refusal's offer to ask within a document or collection (ui/page.js) sets the choice
+ASK_WITHIN_JS = "window.qaAskWithin = (scope) => trigger('click', scope);"
 NO_COLLECTION = ("No collection", "")
 EVERYTHING = "Ask within: all documents"
 CHOICE_TITLE = 40  # characters of a document's title shown in a choice of documents
@@ -122,6 +124,7 @@ class CollectionPanel:
                 [], value=[], multiselect=True, label="Ask within documents",
                 info="With collections: their documents and these.",
                 elem_id="qa-scope-documents")
+        self.offer = gr.HTML(elem_id="qa-ask-within", js_on_load=ASK_WITHIN_JS)  # unseen
         return [self.scope_collections, self.scope_documents]
 
     # -- events ------------------------------------------------------------------
@@ -168,6 +171,12 @@ class CollectionPanel:
     def show_scope(self, collections: list[str], documents: list[str]) -> tuple:
         """The "Ask within" choices showing a kept scope (what no longer exists left out)."""
         return self.refresh(None, None, None, collections, documents)[4:]
+
+    def ask_within(self, event: gr.EventData) -> tuple:
+        """A refusal's offer taken ({"document": path} or {"collection": name}): the "Ask
+        within" choices showing it."""
+        data = event._data or {}
+        return self.show_scope(_listed(data.get("collection")), _listed(data.get("document")))
 
     def relabel(self, collections: Any, documents: Any) -> Any:
         return gr.update(label=asked_within(collections, documents).label())

@@ -30,7 +30,7 @@ DOWNLOAD_JS = """(file) => {
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 10000);
 }"""
-EXPORTS = {"md": ("text/markdown", as_markdown), "json": ("application/json", as_json)}
+EXPORTS = {"md": "text/markdown", "json": "application/json"}
 PRIVATE: dict[str, Any] = {"api_visibility": "private", "queue": False}
 
 
@@ -46,10 +46,11 @@ def user_of(request: gr.Request | None) -> str:
 class ConversationPanel:
     """The history list and the id of the conversation each page is in."""
 
-    def __init__(self, store: ConversationStore,
-                 allowed: Callable[[gr.Request | None], bool]) -> None:
+    def __init__(self, store: ConversationStore, allowed: Callable[[gr.Request | None], bool],
+                 place: Callable[[dict], str]) -> None:
         self.store = store
         self.allowed = allowed
+        self.place = place  # where a kept citation is, as the page says it
 
     def build(self) -> gr.Accordion:
         """The panel's components (call inside the page's layout)."""
@@ -181,8 +182,9 @@ class ConversationPanel:
     def _open(self, conversation: str, search: str, request: gr.Request) -> tuple:
         messages = []
         for turn in self.store.turns(user_of(request), conversation):
+            shown = render.marked_wrong(turn.shown) if turn.feedback else turn.shown
             messages += [{"role": "user", "content": turn.question},
-                         {"role": "assistant", "content": turn.shown}]
+                         {"role": "assistant", "content": shown}]
         listing = self.refresh(conversation, search, request)
         return conversation, conversation, messages, messages, listing
 
@@ -191,7 +193,9 @@ class ConversationPanel:
         kept = self.store.conversation(user, conversation)
         if action not in EXPORTS or kept is None:
             return None
-        kind, write = EXPORTS[action]
+        turns = self.store.turns(user, conversation)
+        text = (as_markdown(kept, turns, self.place) if action == "md"
+                else as_json(kept, turns))
         name = "".join(ch if ch.isalnum() else "-" for ch in kept.title).strip("-")[:60]
-        text = write(kept, self.store.turns(user, conversation))
-        return {"name": f"{name or 'conversation'}.{action}", "type": kind, "text": text}
+        return {"name": f"{name or 'conversation'}.{action}", "type": EXPORTS[action],
+                "text": text}

@@ -15,7 +15,7 @@ import os
 import re
 import secrets
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -235,9 +235,10 @@ def short_title(question: str) -> str:
     return title[:TITLE_CHARS].rsplit(" ", 1)[0] + "…"
 
 
-def as_markdown(conversation: Conversation, turns: list[Turn]) -> str:
+def as_markdown(conversation: Conversation, turns: list[Turn],
+                place: Callable[[dict], str]) -> str:
     """A conversation as Markdown: each question, its answer, and the sources it cites
-    (title, file, page and the quoted sentence)."""
+    (title, file, where as `place` says it of a citation, and the quoted sentence)."""
     lines = [f"# {conversation.title}", "", f"Started {conversation.created_at}, "
              f"last question {conversation.updated_at}.", ""]
     for turn in turns:
@@ -253,8 +254,7 @@ def as_markdown(conversation: Conversation, turns: list[Turn]) -> str:
             lines += ["Sources:", ""]
         for n, group in cited.items():
             first = group[0]
-            where = Path(first["source"]).name + (f", page {first['page']}" if first["page"]
-                                                   else "")
+            where = ", ".join(p for p in (Path(first["source"]).name, place(first)) if p)
             name = f"{first['title']} ({where})" if first["title"] else where
             quotes = " … ".join(f"“{c['quote'].strip()}”" for c in group)
             lines.append(f"- [{n}] {name}: {quotes}")

@@ -11,7 +11,7 @@ element.addEventListener("click", (event) => {
       trigger("click", { action: "remove", document: remove.dataset.path });
     }
   } else if (view && window.qaView) {
-    window.qaView({ document: view.dataset.path, page: 1 });
+    window.qaView({ document: view.dataset.path });
   } else if (open) {
     trigger("click", { action: "preview", document: open.dataset.path });
   } else if (close) {

@@ -27,7 +27,10 @@ element.addEventListener("submit", (event) => {
   const shown = form();
   trigger("click", { position, correct: shown.querySelector("textarea").value,
                      refuse: shown.querySelector("input[type=checkbox]").checked });
-  if (opener) opener.textContent = "👎 Marked wrong";
+  if (opener) {  // as ui/render.py's FLAGGED, which a reload shows
+    opener.textContent = "Marked wrong";
+    opener.classList.add("qa-flagged");
+  }
   close();
 });
 element.addEventListener("click", (event) => {

@@ -2,18 +2,82 @@
   // The page's own behaviour, run once when it loads (see ui/app.py, launch(js=...)).
   const question = () => document.querySelector("#qa-question textarea");
 
-  // After an answer the question box is enabled again: give it the focus back, unless
-  // the user has moved on to something else meanwhile.
+  // The chat does not follow its end (Gradio's autoscroll is off, ui/app.py): while a
+  // question waits, the chat shows its end (the question, then the answer as it comes);
+  // once the answer has come, or a conversation opens, it shows the last answer from its
+  // first line, however long its sources, on a phone too.
+  const MARGIN = 8;  // pixels above the answer's first line
+  const wrap = () => document.querySelector("#qa-chat .bubble-wrap");
+  const answers = () => document.querySelectorAll("#qa-chat .qa-answer");
+  const showEnd = () => {
+    const chat = wrap();
+    if (chat) chat.scrollTop = chat.scrollHeight;
+  };
+  const showAnswer = () => {
+    const all = answers(), chat = wrap(), answer = all[all.length - 1];
+    if (!answer || !chat) return;
+    chat.scrollTop += answer.getBoundingClientRect().top - chat.getBoundingClientRect().top - MARGIN;
+    const top = answer.getBoundingClientRect().top;
+    if (top < 0 || top > window.innerHeight / 2) window.scrollBy(0, top - MARGIN);
+  };
+  let waiting = false;
+  let shown = 0;  // the answers the chat held when it last showed one
+  const follow = (box) => {
+    if (box.disabled) {
+      waiting = true;
+      showEnd();
+    } else if (waiting || answers().length !== shown) {
+      waiting = false;
+      shown = answers().length;
+      showAnswer();
+    }
+  };
+
+  // After an answer the question box is enabled again: give it the focus back (on wide
+  // screens: a phone would open its keyboard over the answer), unless the user has moved
+  // on to something else meanwhile.
   new MutationObserver(() => {
     const box = question();
+    if (!box) return;
+    follow(box);
     const idle = !document.activeElement || document.activeElement === document.body;
-    if (box && !box.disabled && idle && box.dataset.qaWasDisabled) {
+    if (!box.disabled && idle && box.dataset.qaWasDisabled) {
       delete box.dataset.qaWasDisabled;
-      box.focus();
-    } else if (box && box.disabled) {
+      if (window.innerWidth >= 768) box.focus({ preventScroll: true });
+    } else if (box.disabled) {
       box.dataset.qaWasDisabled = "1";
     }
-  }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ["disabled"] });
+  }).observe(document.body, { subtree: true, childList: true, attributes: true,
+                              attributeFilter: ["disabled"] });
+
+  // Rename in place (the collections and conversations lists): a box where `shown` was,
+  // holding `current`; Enter gives done() the new name, Escape or leaving it keeps the old
+  // one (and the focus goes back to `button`).
+  window.qaRename = (shown, label, current, done, button) => {
+    const box = Object.assign(document.createElement("input"),
+                              { value: current, className: "qa-rename" });
+    box.setAttribute("aria-label", label);
+    shown.style.display = "none";
+    shown.after(box);
+    box.focus();
+    box.select();
+    let finished = false;
+    const finish = (keep) => {
+      if (finished) return;
+      finished = true;
+      const name = box.value.trim();
+      box.remove();
+      shown.style.display = "";
+      if (keep && name && name !== current) done(name);
+      else button.focus();
+    };
+    box.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" && event.key !== "Escape") return;
+      event.preventDefault();
+      finish(event.key === "Enter");
+    });
+    box.addEventListener("blur", () => finish(false));
+  };
 
   const copyText = (message) => {
     // The answer, then each source: number, file, and the sentence quoted from it.
@@ -54,6 +118,30 @@
       const query = new URL(original.href).searchParams;
       window.qaView({ document: query.get("path"), page: query.get("page"),
                       start: query.get("start"), end: query.get("end") });
+      return;
+    }
+    // "Go to the answer's first source", the Tab stop after the question box: the last
+    // answer's first [n] takes the focus.
+    if (event.target.closest("a.qa-to-answer")) {
+      event.preventDefault();
+      const all = answers(), last = all[all.length - 1];
+      const first = last && (last.querySelector(".qa-cite") || last);
+      if (first) {
+        if (first === last) last.tabIndex = -1;  // an answer without sources
+        first.focus();
+      }
+      return;
+    }
+    // A refusal's "Ask within …" sets that choice and puts the question back in the box.
+    const within = event.target.closest("a.qa-ask-within");
+    if (within && window.qaAskWithin) {
+      event.preventDefault();
+      const query = new URL(within.href).searchParams;
+      window.qaAskWithin({ document: query.get("document"), collection: query.get("collection") });
+      const box = question();
+      box.value = query.get("question") || "";
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+      box.focus();
       return;
     }
     // A [n] marker leads to its source card in the same message.

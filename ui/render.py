@@ -33,14 +33,19 @@ SLIDES = (".pptx",)  # one page a slide
 LINES = (".txt", ".md", ".markdown")  # whose lines are the file's own
 _SPECIAL = frozenset(string.punctuation)
 ORIGINAL_ROUTE = "/qa/original"  # ?path=an indexed file: its bytes (ui/viewer.py serves it)
+ASK_WITHIN = "ask-within"  # ?document= or ?collection=, &question=: ui/page.js asks again
 NO_DOCUMENTS_HERE = ("No documents are indexed yet: add some under Documents, and ask about "
                      "them as soon as they are indexed.")
 COPY_BUTTON = (  # ui/page.js copies the answer and its sources as plain text; ui/feedback.js
     '<div class="qa-actions"><button class="qa-copy" type="button">Copy answer</button>'
     '<button class="qa-flag" type="button" title="Tell us this answer is wrong">'
-    "👎 Wrong answer</button></div>"  # asks what was wrong
+    "Wrong answer</button></div>"  # asks what was wrong; its icon is drawn by ui/style.css
 )
+_FLAG = re.compile(r'<button class="qa-flag"[^>]*>[^<]*</button>')  # COPY_BUTTON's
+FLAGGED = ('<button class="qa-flag qa-flagged" type="button" title="Marked as wrong: press to '
+           'change what was wrong">Marked wrong</button>')  # as ui/feedback.js marks it
 _MARKER = re.compile(r"&#91;(\d+)&#93;")
+_MARKERS = re.compile(r"\[\d+\]")
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*")
 _INLINE = re.compile(  # groups: strong, strong, em, em, code, link text
     r"(?<![\w*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w*])|(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"
@@ -129,6 +134,21 @@ def answer_html(text: str, found: bool = True) -> str:
     return f'<div class="{css}">{body}</div>'
 
 
+def answer_text(answer: Answer) -> str:
+    """The answer as the page says it: the table rows it quotes are left to its source
+    cards, which show them as tables, when it says something besides them (the value
+    computed from them, the cell asked for); their [n] stay, once each."""
+    text, cited = answer.text, []
+    for citation in answer.citations:
+        if row_table(citation.quote):
+            quote = re.escape(" ".join(citation.quote.split()))
+            text, found = re.subn(rf"\s*{quote}\s*\[{citation.n}\]", "", text, count=1)
+            cited += [citation.n] * found
+    if not _MARKERS.sub("", text).strip():
+        return answer.text  # the rows are all it says
+    return text + "".join(f" [{n}]" for n in dict.fromkeys(cited) if f"[{n}]" not in text)
+
+
 def checks_html(answer: Answer) -> str:
     """The notice of a fallback (its technical cause folded away), and the LLM claims
     that their sources do not support."""
@@ -177,8 +197,7 @@ def _source_card(n: int, citations: list[Citation], full_text: str | None) -> st
         f'<span class="qa-source-title">{escape(title_of(hit.title, full_text, hit.source))}</span>'
         f'<span class="qa-source-where"><span class="qa-source-file">'
         f"{escape(Path(hit.source).name)}</span>{page}</span></span></div>"
-        f'<div class="qa-passage">{excerpt}</div>'
-        f"{''.join(row_table(c.quote) for c in citations)}"
+        f'<div class="qa-passage">{excerpt}</div>{_rows(citations)}'
         f"{_context(hit, highlighted(hit.text, spans), full_text, trimmed)}"
         f"{open_link(hit.source, hit.page, citations[0].start, citations[0].end)}</div>"
     )
@@ -187,9 +206,47 @@ def _source_card(n: int, citations: list[Citation], full_text: str | None) -> st
 def open_link(source: str, page: int | None, start: int, end: int) -> str:
     """A source card's link to its original: the page opens it in the viewer (ui/page.js,
     ui/viewer.py); followed as a link, without the page's script, it downloads the file."""
-    query = urlencode({"path": source, "page": page or 1, "start": start, "end": end})
+    query = urlencode({"path": source, **({"page": page} if page else {}), "start": start,
+                       "end": end})
     return (f'<a class="qa-open-original" href="{escape(ORIGINAL_ROUTE[1:] + "?" + query)}">'
             "Open the original</a>")
+
+
+def _rows(citations: Sequence[Citation]) -> str:
+    """The table rows a card's citations quote: one table, or one a quote."""
+    joined = row_table("\n".join(c.quote.strip() for c in citations))
+    return joined or "".join(row_table(c.quote) for c in citations)
+
+
+def nearest_html(hit: Hit, full_text: str | None, question: str,
+                 collections: Sequence[str] = ()) -> str:
+    """Under a refusal: the passage nearest the question, marked as no answer, with
+    offers to ask the question again within its document or a collection holding it
+    (ui/page.js sets the "Ask within" choice)."""
+    title = escape(title_of(hit.title, full_text, hit.source))
+    where = place(hit.source, hit.page, full_text, hit.start)
+    start, end = excerpt_bounds(hit.text, [(0, min(len(hit.text), EXCERPT_CHARS))])
+    excerpt = readable(hit.text[start:end]) + ("…" if end < len(hit.text) else "")
+    offers = [("document", hit.source, Path(hit.source).name),
+              *(("collection", name, f"the collection “{name}”") for name in collections)]
+    links = "".join(_ask_within({kind: value, "question": question}, label)
+                    for kind, value, label in offers)
+    return (
+        '<div class="qa-nearest" role="note">'
+        '<div class="qa-nearest-title">Not an answer: the closest passage found, in case '
+        "it helps</div>"
+        f'<div class="qa-nearest-name"><span class="qa-source-title">{title}</span> '
+        f'<span class="qa-source-where">{escape(Path(hit.source).name)}'
+        f"{' · ' + escape(where) if where else ''}</span></div>"
+        f'<div class="qa-passage">{excerpt}</div>'
+        f'<div class="qa-nearest-links">{open_link(hit.source, hit.page, hit.start, hit.end)}'
+        f"{links}</div></div>"
+    )
+
+
+def _ask_within(query: dict[str, str], label: str) -> str:
+    href = escape(f"{ASK_WITHIN}?{urlencode(query, errors='replace')}")  # a lone surrogate
+    return f'<a class="qa-ask-within" href="{href}">Ask within {escape(label)}</a>'
 
 
 def row_table(quote: str) -> str:
@@ -411,6 +468,11 @@ FEEDBACK_FORM = (
     'Mark as wrong</button><button type="button" class="qa-feedback-cancel">Cancel</button>'
     "</div></form>"
 )
+
+
+def marked_wrong(shown: str) -> str:
+    """A kept answer's HTML with its Wrong answer button marked, as when it was pressed."""
+    return _FLAG.sub(FLAGGED, shown, count=1)
 
 
 def feedback_html(note: str = "") -> str:

@@ -1,4 +1,5 @@
-"""Checking and storing uploaded files inside the index folder, never one over another.
+"""Checking and storing uploaded files inside the index folder: a file uploaded under the
+name of an earlier upload replaces it, unless both are kept.
 
 An upload that cannot be indexed is set aside in the `failed` folder inside the uploads
 folder, where no start of `qa serve` looks for uploads left unindexed; so is one that was
@@ -26,6 +27,8 @@ SUPPORTED = tuple(sorted(SUPPORTED_EXTENSIONS))
 MAX_NAME = 120
 MIB = 2**20  # uploads are limited in mebibytes (`qa serve --max-upload-mb`), as Gradio counts
 PARTIAL = ".partial-"  # an upload being copied in; no stored name starts with a dot
+NEW, SAME, REPLACED = "new", "same", "replaced"  # what storing an upload did
+EARLIER = ".earlier-"  # a replaced upload, kept until its replacement is indexed
 
 
 def safe_name(name: str, copy: int = 1) -> str:
@@ -61,15 +64,17 @@ def rejection(name: str, size: int, max_bytes: int) -> str | None:
     return None
 
 
-def store(source: Path, name: str, folder: Path) -> tuple[Path, bool]:
-    """Copy an upload into `folder` under its sanitised name, never over another file:
-    (where it is, whether it is new).
+def store(source: Path, name: str, folder: Path, keep_both: bool = False) -> tuple[Path, str]:
+    """Copy an upload into `folder` under its sanitised name: (where it is, NEW, SAME or
+    REPLACED).
 
-    If a different file has the name, the upload becomes `name (2).ext` (or 3, …); if
-    the same content has it, that file is the upload, and nothing is copied. The copy
-    is made under a hidden name and then linked to its own, which fails if the name is
-    taken, so that two uploads at once cannot take one name. Like the index's own
-    files, uploads are readable by their owner only.
+    If a different file has the name, the upload replaces it (an edited file uploaded
+    again; the earlier one is kept until `settle_replaced`), or, with `keep_both`, becomes
+    `name (2).ext` (or 3, …); if the same content has it, that file is the upload, and
+    nothing is copied. The copy is made under a
+    hidden name and then linked to its own, which fails if the name is taken, so that
+    two uploads at once cannot take one name. Like the index's own files, uploads are
+    readable by their owner only.
     """
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     if (folder / safe_name(name)).resolve().parent != folder.resolve():
@@ -80,17 +85,38 @@ def store(source: Path, name: str, folder: Path) -> tuple[Path, bool]:
     try:
         shutil.copyfile(source, copy)
         number = 0
-        while True:  # the first name free, or holding the same content
+        while True:  # the first name free, holding the same content, or to replace
             number += 1
             target = folder / safe_name(name, number)
             try:
                 os.link(copy, target)
-                return target, True
+                return target, NEW
             except FileExistsError:
-                if target.is_file() and filecmp.cmp(copy, target, shallow=False):
-                    return target, False
+                if not target.is_file():
+                    continue
+                if filecmp.cmp(copy, target, shallow=False):
+                    return target, SAME
+                if not keep_both:
+                    try:
+                        os.link(target, folder / f"{EARLIER}{target.name}")
+                    except FileExistsError:  # being replaced already: both are kept
+                        continue
+                    os.replace(copy, target)
+                    return target, REPLACED
     finally:
-        copy.unlink()
+        copy.unlink(missing_ok=True)
+
+
+def settle_replaced(path: Path) -> bool:
+    """Once a replacement upload is indexed: drop the earlier file it replaced, or, if the
+    replacement was set aside (it could not be read), put the earlier one back, the same
+    file the index holds: whether the replacement stayed."""
+    earlier = path.with_name(f"{EARLIER}{path.name}")
+    if path.exists():
+        earlier.unlink(missing_ok=True)
+        return True
+    os.replace(earlier, path)
+    return False
 
 
 def unindexed(folder: Path, indexed: Collection[str]) -> list[Path]:

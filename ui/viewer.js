@@ -2,7 +2,7 @@
 // window.qaView({document, page, start, end}) from a source card's "Open the original"
 // (ui/page.js) or a documents list row; it turns pages, zooms (the picture's width, which
 // its boxes follow; pinch zoom works too) and closes with its button or Escape, giving
-// the focus back to what opened it.
+// the focus back to what opened it. While it is open, the focus stays inside it.
 let opener = null;
 let zoom = 1;
 const dialog = () => element.querySelector(".qa-view");
@@ -37,8 +37,23 @@ element.addEventListener("click", (event) => {
   }
 });
 
+const open = () => { const shown = dialog(); return shown && !shown.hidden ? shown : null; };
+const stops = (shown) => [...shown.querySelectorAll("button:not([disabled]), a[href]")];
+
 element.addEventListener("keydown", (event) => {
   if (event.key === "Escape") close();
+  if (event.key !== "Tab" || !open()) return;
+  const all = stops(open()), first = all[0], last = all[all.length - 1];
+  const edge = event.shiftKey ? first : last;
+  if (document.activeElement === edge || !open().contains(document.activeElement)) {
+    event.preventDefault();
+    (event.shiftKey ? last : first).focus();
+  }
+});
+// A focus that would leave it (a click outside, a scrolled part left by Tab) comes back.
+document.addEventListener("focusin", (event) => {
+  const shown = open();
+  if (shown && !shown.contains(event.target)) stops(shown)[0].focus();
 });
 
 // A new dialog (each has its own data-opened) takes the focus, on its close button.

@@ -3,10 +3,11 @@
 Owned here: the viewer dialog (opened from a source card's "Open the original" or a
 documents list row), what it shows by kind of file (a PDF page or an image drawn as a
 picture with the quote's boxes over it, a sheet or CSV as a table with the cited rows
-marked, a slide's title, text and notes, any other document as its text with the quote
-marked), its page turning and zoom (ui/viewer.js), and the route that downloads an
-original (DOWNLOAD_ROUTE). What a file looks like comes from `qa.originals`; this module
-only writes HTML, everything from a file escaped by `ui.render`.
+marked, a slide's title, text and notes, a Word document as its headings, paragraphs and
+tables, any other document as its text with the quote marked), its page turning and zoom
+(ui/viewer.js), and the route that downloads an original (DOWNLOAD_ROUTE). What a file
+looks like comes from `qa.originals`; this module only writes HTML, everything from a file
+escaped by `ui.render`.
 
 Only files in the index, unchanged since they were indexed, are shown or downloaded.
 The download route sits behind ui/guard.py (Host checks) and Gradio's login check (with
@@ -71,7 +72,7 @@ class Viewer:
         text = self.index.document_text(path) or ""
         quote = text[start:end] if 0 <= start < end <= len(text) else ""
         try:
-            place, body, pages = self._body(path, max(page, 1), quote, text, start)
+            place, body, pages = self._body(path, page, quote, text, start)
         except QAError as error:  # LoadError too: a file refused as at indexing
             place, pages, body = "", 0, _error(sentence(str(error)))
         except Exception as error:  # noqa: BLE001 - a damaged file: said, not a traceback
@@ -80,10 +81,11 @@ class Viewer:
         turning = {"page": max(page, 1), "pages": pages, "start": start, "end": end}
         return self._dialog(path, self.label(document), place, body, turning)
 
-    def _body(self, path: str, page: int, quote: str, text: str, start: int
+    def _body(self, path: str, asked: int, quote: str, text: str, start: int
               ) -> tuple[str, str, int]:
-        """(where, HTML, pages) of the original at `page`: pages is 0 when it is not paged."""
-        suffix = Path(path).suffix.lower()
+        """(where, HTML, pages) of the original at page `asked` (0: none asked, the first
+        of a paged file): pages is 0 when it is not paged."""
+        suffix, page = Path(path).suffix.lower(), max(asked, 1)
         if suffix == ".pdf" or suffix in IMAGE_EXTENSIONS:
             data = originals.indexed_bytes(self.index, path)
             draw = originals.pdf_page if suffix == ".pdf" else originals.image_page
@@ -99,7 +101,10 @@ class Viewer:
         if suffix == ".pptx":
             slide = originals.slide(originals.indexed_bytes(self.index, path), page)
             return f"slide {page} of {slide.pages}", slide_html(slide, quote), slide.pages
-        return render.place(path, page, text, start), text_html(text, quote, start), 0
+        if suffix == ".docx":  # no pages: a .docx says none
+            return "", word_html(originals.word(originals.indexed_bytes(self.index, path),
+                                                quote), quote), 0
+        return render.place(path, asked, text, start), text_html(text, quote, start), 0
 
     def _dialog(self, path: str, title: str, place: str, body: str, turning: dict) -> str:
         """The dialog around a body: title and place, page turning, zoom, download, close."""
@@ -212,6 +217,32 @@ def slide_html(slide: originals.Slide, quote: str) -> str:
              "</div>") if slide.notes.strip() else ""
     return (f'<div class="qa-view-slide"><div class="qa-view-slide-title">'
             f"{_marked(slide.title, quote)}</div>{parts}{notes}</div>")
+
+
+def word_html(blocks: list[originals.Block], quote: str) -> str:
+    """A Word document as it has it: headings, paragraphs (the quote marked) and tables
+    (the quoted rows marked)."""
+    parts = []
+    for block in blocks:
+        if block.kind == "table":
+            parts.append(_word_table(block))
+        elif block.kind == "heading":
+            level = min(block.level + 2, 6)  # under the dialog's own title
+            parts.append(f"<h{level}>{_marked(block.text, quote)}</h{level}>")
+        else:
+            parts.append(f"<p>{_marked(block.text, quote)}</p>")
+    return f'<div class="qa-view-text qa-view-word">{"".join(parts)}</div>'
+
+
+def _word_table(block: originals.Block) -> str:
+    head, *rows = block.rows or [[]]
+    header = "".join(f'<th scope="col">{escape(cell)}</th>' for cell in head)
+    body = "".join(
+        f'<tr{" class=qa-view-marked aria-current=true" if n in block.marked else ""}>'
+        + "".join(f"<td>{escape(cell)}</td>" for cell in cells) + "</tr>"
+        for n, cells in enumerate(rows, 1))
+    return (f'<div class="qa-view-table-wrap"><table class="qa-view-table"><thead><tr>{header}'
+            f"</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def _marked(text: str, quote: str) -> str:

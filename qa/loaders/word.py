@@ -33,12 +33,12 @@ def _docx_blocks(document, budget: TextBudget) -> list[str]:
     """The paragraphs and table rows of a .docx in document order; each table row is
     written by `table_lines`, named by the table's first row and captioned by the
     paragraph styled Caption just before it, or else by the last heading."""
-    styles = _docx_style_names(document)
+    styles = word_styles(document)
     blocks: list[str] = []
     heading, caption = "", ""
     for item in document.iter_inner_content():
         if hasattr(item, "rows"):
-            title, rows = _docx_title_row(list(_docx_rows(item)))
+            title, rows = _docx_title_row(list(word_rows(item)))
             blocks += table_lines(rows[0], rows[1:], title or caption or heading,
                                   budget=budget) if rows else []
             caption = ""
@@ -60,14 +60,14 @@ def _docx_title_row(rows: list[list[str]]) -> tuple[str, list[list[str]]]:
     return "", rows
 
 
-def _docx_style_names(document) -> dict[str, str]:
+def word_styles(document) -> dict[str, str]:
     """Style names by style id. A paragraph's style is looked up by its id here:
     python-docx's `Paragraph.style` searches the styles part each time (2.5 ms a
     paragraph, minutes for a long document)."""
     return {style.style_id: style.name or "" for style in document.styles}
 
 
-def _docx_rows(table) -> Iterator[list[str]]:
+def word_rows(table) -> Iterator[list[str]]:
     """Each row's cell texts, a cell merged across columns given once and a cell merged
     down rows given in each row it spans, its text read once.
 
