@@ -63,7 +63,9 @@ class Viewer:
         if not self.allowed(request):
             return ""
         path = str(data.get("document") or "")
-        page, start, end = (_number(data.get(key)) for key in ("page", "start", "end"))
+        asked = data.get("page")
+        page = 1 if asked in (None, "") else _whole(asked)
+        start, end = (_whole(data.get(key)) or 0 for key in ("start", "end"))
         self.opened += 1
         document = next((d for d in self.index.documents() if d.path == path), None)
         if document is None:
@@ -71,13 +73,15 @@ class Viewer:
         text = self.index.document_text(path) or ""
         quote = text[start:end] if 0 <= start < end <= len(text) else ""
         try:
+            if page is None:
+                raise QAError(f"there is no page {str(asked)[:20]}: pages are numbered 1, 2, 3…")
             place, body, pages = self._body(path, max(page, 1), quote, text, start)
         except QAError as error:  # LoadError too: a file refused as at indexing
             place, pages, body = "", 0, _error(sentence(str(error)))
         except Exception as error:  # noqa: BLE001 - a damaged file: said, not a traceback
             reason = str(error).split("\n", 1)[0][:200] or type(error).__name__
             place, pages, body = "", 0, _error(f"The original could not be drawn: {reason}.")
-        turning = {"page": max(page, 1), "pages": pages, "start": start, "end": end}
+        turning = {"page": max(page or 1, 1), "pages": pages, "start": start, "end": end}
         return self._dialog(path, self.label(document), place, body, turning)
 
     def _body(self, path: str, page: int, quote: str, text: str, start: int
@@ -156,11 +160,14 @@ def _error(message: str) -> str:
     return f'<div class="qa-view-error" role="alert">{escape(message)}</div>'
 
 
-def _number(value: Any) -> int:
+def _whole(value: Any) -> int | None:
+    """A whole number as the page sends it (a number, or one as text); None for anything
+    else, `1e999`, `Infinity` and `NaN` included."""
     try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return int(number) if number.is_integer() else None
 
 
 def _button(css: str, text: str, label: str, page: int, disabled: bool) -> str:

@@ -1,0 +1,78 @@
+"""The viewer and "Download original" under hostile files and requests (issue 35), through a
+real `qa serve`: the viewer's event sent as the page sends it (raw HTTP, the page's own
+Origin), over an index of files made to hurt it, indexed by a real `qa index`.
+
+What a user would notice is asserted: the answer, its size, the time it took, the
+server's own memory figures (/proc), and no traceback in the server's log.
+"""
+
+import json
+import re
+import subprocess
+from html import unescape
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.helpers import ENV, QA, ROOT, qa_serve
+from tests.test_ui import _event_index
+
+pytestmark = pytest.mark.process
+
+NOTES = "The orchard has forty apple trees and one old pear tree."
+
+
+def make_documents(folder: Path) -> None:
+    """The files the module's server has indexed."""
+    folder.mkdir()
+    (folder / "notes.txt").write_text(NOTES)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("hostile-viewer")
+    make_documents(folder / "docs")
+    indexed = subprocess.run([*QA, "--index", str(folder / "index"), "index",
+                              str(folder / "docs")], cwd=ROOT, env=ENV, capture_output=True,
+                             text=True, timeout=600)
+    assert indexed.returncode == 0, indexed.stderr
+    log = folder / "serve.log"
+    with qa_serve(folder / "index", log, timeout=180) as (url, process):
+        yield {"url": url, "docs": folder / "docs", "log": log, "pid": process.pid,
+               "event": _event_index(url, "qa-viewer", "click")}
+
+
+def view(served: dict, name: str, page: object = 1, start: int = 0, end: int = 0,
+         timeout: float = 120) -> httpx.Response:
+    """Open a document in the viewer as the page does: the response to the event."""
+    host = served["url"].removeprefix("http://")
+    event = {"document": str(served["docs"] / name), "page": page, "start": start, "end": end}
+    body = {"data": [None], "fn_index": served["event"], "session_hash": "hostileviewer",
+            "event_data": event}
+    return httpx.post(f"{served['url']}/gradio_api/run/predict", timeout=timeout,
+                      content=json.dumps(body),  # inf as Infinity, which parses as 1e999 does
+                      headers={"origin": f"http://{host}", "host": host,
+                               "content-type": "application/json"})
+
+
+def shown(response: httpx.Response) -> str:
+    """The dialog's text (tags dropped)."""
+    return unescape(re.sub(r"<[^>]*>", " ", response.json()["data"][0]))
+
+
+def no_traceback(served: dict) -> None:
+    assert "Traceback" not in served["log"].read_text(), served["log"].read_text()
+
+
+# -- 8: a page that is no number ----------------------------------------------------------
+
+@pytest.mark.parametrize("page", [1e999, "Infinity", float("nan"), "1e999", [2]])
+def test_a_page_that_is_not_a_whole_number_is_one_line_in_the_dialog(served, page):
+    """`1e999` and `Infinity` arrive as an infinite float: int() of it raised, HTTP 500
+    and a traceback in the server's log."""
+    response = view(served, "notes.txt", page, 0, len(NOTES))
+
+    assert response.status_code == 200, response.text
+    assert "pages are numbered 1, 2, 3" in shown(response)
+    no_traceback(served)
