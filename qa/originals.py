@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from qa import drawing
 from qa.errors import LoadError, QAError
 from qa.index import Index
 from qa.loaders import ocr, opendocument, zipcheck
@@ -94,7 +95,8 @@ def indexed_bytes(index: Index, path: str) -> bytes:
 
 
 def pdf_page(data: bytes, page: int, quote: str) -> Picture:
-    """PDF page `page` (from 1) drawn, with the boxes of the characters of `quote` on it."""
+    """PDF page `page` (from 1) drawn (by a child process, within its deadline:
+    `qa.drawing`), with the boxes of the characters of `quote` on it."""
     import pypdfium2
 
     try:
@@ -103,12 +105,12 @@ def pdf_page(data: bytes, page: int, quote: str) -> Picture:
         raise LoadError(f"unreadable PDF: {error}") from error
     try:
         count = len(document)
-        drawn = document[_page_index(page, count)]
-        width, height = drawn.get_size()
-        scale = VIEW_SIDE / max(width, height, 1)
-        image = drawn.render(scale=scale).to_pil()
-        text_page = drawn.get_textpage()
+        index = _page_index(page, count)
+        with drawing.DrawnPdf(data) as pdf:
+            image = pdf.draw(index, VIEW_SIDE)
+        text_page = document[index].get_textpage()
         if text_page.count_chars():
+            width, height = document[index].get_size()
             boxes = _pdf_boxes(text_page, quote, width, height)
         else:  # a scan, read by OCR at indexing: its lines are found so again
             boxes = _read_boxes(data, page, quote, "pdf")
@@ -179,13 +181,8 @@ def _ocr_lines(data: bytes, page: int, kind: str) -> tuple[tuple[str, Box], ...]
 
 def _scan(data: bytes, page: int):
     """A PDF page drawn as indexing draws it for OCR."""
-    import pypdfium2
-
-    document = pypdfium2.PdfDocument(data)
-    try:
-        return ocr._render(document[page - 1])
-    finally:
-        document.close()
+    with drawing.DrawnPdf(data) as pdf:
+        return ocr.draw_for_ocr(pdf, page - 1)
 
 
 def _locate(units: Sequence[tuple[str, int]], quote: str) -> set[int]:

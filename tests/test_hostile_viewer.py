@@ -9,6 +9,7 @@ server's own memory figures (/proc), and no traceback in the server's log.
 import json
 import re
 import subprocess
+import time
 from html import unescape
 from pathlib import Path
 
@@ -16,17 +17,20 @@ import httpx
 import pytest
 
 from tests.helpers import ENV, QA, ROOT, qa_serve
+from tests.test_hostile_files import TILED, text_run, tiled_pdf
 from tests.test_ui import _event_index
 
 pytestmark = pytest.mark.process
 
 NOTES = "The orchard has forty apple trees and one old pear tree."
+TILED_TEXT = b"The barn roof was mended in May."
 
 
 def make_documents(folder: Path) -> None:
     """The files the module's server has indexed."""
     folder.mkdir()
     (folder / "notes.txt").write_text(NOTES)
+    (folder / "tiled.pdf").write_bytes(tiled_pdf(TILED + text_run(TILED_TEXT)))
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +67,28 @@ def shown(response: httpx.Response) -> str:
 
 def no_traceback(served: dict) -> None:
     assert "Traceback" not in served["log"].read_text(), served["log"].read_text()
+
+
+def children(pid: int) -> list[int]:
+    """The processes `pid` has started that are still there."""
+    return [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+            for child in (task / "children").read_text().split()]
+
+
+# -- 1: a page that never finishes drawing ----------------------------------------------
+
+@pytest.mark.heavy
+def test_a_page_pdfium_never_finishes_drawing_is_one_line_and_nothing_keeps_drawing(served):
+    """Its text is read at indexing without drawing it; the viewer's drawing never ended
+    (no answer in 60 s, a core kept busy after the client left)."""
+    started = time.monotonic()
+    response = view(served, "tiled.pdf", 1, 0, 10)
+    seconds = time.monotonic() - started
+
+    assert "Page 1 could not be drawn in 10 s." in shown(response)
+    assert seconds < 40, seconds  # the deadline, and the child's start
+    assert children(served["pid"]) == []  # the drawing process was killed
+    no_traceback(served)
 
 
 # -- 8: a page that is no number ----------------------------------------------------------
