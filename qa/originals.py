@@ -6,19 +6,21 @@ a frame of a TIFF, or a scanned PDF page) with the boxes of the OCR lines the qu
 read from (RapidOCR again, on that one image, at view time: indexing keeps no boxes),
 a sheet or CSV as rows with the cited ones marked, a slide as its title, text and notes.
 
-Only a file that is in the index and unchanged since it was indexed is read
-(`indexed_bytes`): a file edited since could be anything, and indexing it again applies
-the checks of indexing to it. Drawing is bounded: one page at a time, at most
-VIEW_SIDE pixels on its longest side, an image checked against the limits OCR applies
-at indexing (with the same messages), at most SHOWN_ROWS rows of a sheet around the
-cited one. Boxes are fractions of the page (left, top, width, height), so a viewer
-scales them with the picture.
+Only a file that is in the index and unchanged since it was indexed is read, and it is
+read as indexing reads one (`indexed_bytes`): a file edited since could be anything, and
+indexing it again applies the checks of indexing to it. Drawing is bounded: one page at
+a time, at most VIEW_SIDE pixels on its longest side (a PDF page by a child process,
+within its deadline: `qa.drawing`), an image checked against the limits OCR applies at
+indexing (with the same messages), at most SHOWN_ROWS rows of a sheet around the cited
+one. Boxes are fractions of the page (left, top, width, height), so a viewer scales them
+with the picture.
 """
 
 import csv
 import functools
 import hashlib
 import io
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ from pathlib import Path
 
 from qa import drawing
 from qa.errors import LoadError, QAError
+from qa.files import open_regular
 from qa.index import Index
 from qa.loaders import ocr, opendocument, zipcheck
 from qa.loaders.base import TextBudget
@@ -38,6 +41,7 @@ SHOWN_ROWS = 200  # rows of a sheet shown around the cited one
 SHEET_SUFFIXES = (".xlsx", ".xlsm", ".ods", ".csv", ".tsv")
 _SNIFF_CHARS = 64_000
 _IGNORED = re.compile(r"[\s\-\u00ad]+")  # what line breaks and reflow change in a quote
+CHANGED = "the file has changed since it was indexed: index it again to view it"
 
 Box = tuple[float, float, float, float]  # left, top, width, height: fractions of the page
 
@@ -80,17 +84,26 @@ class Slide:
 
 
 def indexed_bytes(index: Index, path: str) -> bytes:
-    """The bytes of an indexed file, if it is unchanged since it was indexed; QAError if it
-    is not in the index, is gone, or has changed."""
+    """The bytes of an indexed file, if it is unchanged since it was indexed, read as
+    indexing reads a file (`qa.files.open_regular`: a regular file, no symbolic link
+    followed, through one descriptor): its size checked against the indexed one before
+    reading, at most that size and one byte more read, then its SHA-256 checked. QAError
+    if it is not in the index, is gone, or has changed (a pipe, a device or a link in its
+    place, another size, other bytes)."""
     state = index.backend.file_states().get(path)
     if state is None:
         raise QAError("that file is not in the index")
     try:
-        data = Path(path).read_bytes()
+        with open_regular(Path(path)) as opened:
+            if os.fstat(opened.fileno()).st_size != state.size:
+                raise QAError(CHANGED)
+            data = opened.read(state.size + 1)  # it may grow while it is read
+    except LoadError as error:  # not a regular file now
+        raise QAError(CHANGED) from error
     except OSError as error:
         raise QAError(f"the file can no longer be read ({error.strerror})") from error
-    if hashlib.sha256(data).hexdigest() != state.sha256:
-        raise QAError("the file has changed since it was indexed: index it again to view it")
+    if len(data) != state.size or hashlib.sha256(data).hexdigest() != state.sha256:
+        raise QAError(CHANGED)
     return data
 
 
