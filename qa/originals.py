@@ -7,7 +7,7 @@ read from (RapidOCR again, on that one image, at view time: indexing keeps no bo
 a sheet or CSV as rows with the cited ones marked, a slide as its title, text and notes.
 
 Only a file that is in the index and unchanged since it was indexed is read, and it is
-read as indexing reads one (`indexed_bytes`): a file edited since could be anything, and
+read as indexing reads one (`read_original`): a file edited since could be anything, and
 indexing it again applies the checks of indexing to it. Drawing is bounded: one page at
 a time, at most VIEW_SIDE pixels on its longest side (a PDF page by a child process,
 within its deadline: `qa.drawing`), an image checked against the limits OCR applies at
@@ -17,14 +17,16 @@ with the picture.
 """
 
 import csv
-import functools
 import hashlib
 import io
 import os
 import re
-from collections.abc import Iterable, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from qa import drawing
 from qa.errors import LoadError, QAError
@@ -43,7 +45,11 @@ _SNIFF_CHARS = 64_000
 _IGNORED = re.compile(r"[\s\-\u00ad]+")  # what line breaks and reflow change in a quote
 CHANGED = "the file has changed since it was indexed: index it again to view it"
 
+OCR_CACHED = 16  # pages whose OCR lines are kept: a page looked at again is not read again
 Box = tuple[float, float, float, float]  # left, top, width, height: fractions of the page
+Lines = tuple[tuple[str, Box], ...]  # what OCR read on a page: each line and its box
+_ocr_cache: OrderedDict[tuple[str, str, int], Lines] = OrderedDict()  # least recent first
+_ocr_lock = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +89,23 @@ class Slide:
     pages: int
 
 
-def indexed_bytes(index: Index, path: str) -> bytes:
-    """The bytes of an indexed file, if it is unchanged since it was indexed, read as
-    indexing reads a file (`qa.files.open_regular`: a regular file, no symbolic link
-    followed, through one descriptor): its size checked against the indexed one before
-    reading, at most that size and one byte more read, then its SHA-256 checked. QAError
-    if it is not in the index, is gone, or has changed (a pipe, a device or a link in its
-    place, another size, other bytes)."""
+@dataclass(frozen=True, slots=True)
+class Original:
+    """An indexed file as read for a viewer (`read_original`): its bytes, and the path and
+    SHA-256 that name them (what is cached of it is kept by these, not by its bytes)."""
+
+    path: str
+    sha256: str
+    data: bytes
+
+
+def read_original(index: Index, path: str) -> Original:
+    """An indexed file, if it is unchanged since it was indexed, read as indexing reads a
+    file (`qa.files.open_regular`: a regular file, no symbolic link followed, through one
+    descriptor): its size checked against the indexed one before reading, at most that
+    size and one byte more read, then its SHA-256 checked. QAError if it is not in the
+    index, is gone, or has changed (a pipe, a device or a link in its place, another
+    size, other bytes)."""
     state = index.backend.file_states().get(path)
     if state is None:
         raise QAError("that file is not in the index")
@@ -104,29 +120,29 @@ def indexed_bytes(index: Index, path: str) -> bytes:
         raise QAError(f"the file can no longer be read ({error.strerror})") from error
     if len(data) != state.size or hashlib.sha256(data).hexdigest() != state.sha256:
         raise QAError(CHANGED)
-    return data
+    return Original(path, state.sha256, data)
 
 
-def pdf_page(data: bytes, page: int, quote: str) -> Picture:
+def pdf_page(original: Original, page: int, quote: str) -> Picture:
     """PDF page `page` (from 1) drawn (by a child process, within its deadline:
     `qa.drawing`), with the boxes of the characters of `quote` on it."""
     import pypdfium2
 
     try:
-        document = pypdfium2.PdfDocument(data)
+        document = pypdfium2.PdfDocument(original.data)
     except pypdfium2.PdfiumError as error:
         raise LoadError(f"unreadable PDF: {error}") from error
     try:
         count = len(document)
         index = _page_index(page, count)
-        with drawing.DrawnPdf(data) as pdf:
+        with drawing.DrawnPdf(original.data) as pdf:
             image = pdf.draw(index, VIEW_SIDE)
-        text_page = document[index].get_textpage()
-        if text_page.count_chars():
-            width, height = document[index].get_size()
-            boxes = _pdf_boxes(text_page, quote, width, height)
-        else:  # a scan, read by OCR at indexing: its lines are found so again
-            boxes = _read_boxes(data, page, quote, "pdf")
+            text_page = document[index].get_textpage()
+            if text_page.count_chars():
+                width, height = document[index].get_size()
+                boxes = _pdf_boxes(text_page, quote, width, height)
+            else:  # a scan, read by OCR at indexing: its lines are found so again
+                boxes = _read_boxes(original, page, quote, lambda: ocr.draw_for_ocr(pdf, index))
         return Picture(_png(image), image.width, image.height, boxes, count)
     finally:
         document.close()
@@ -147,20 +163,22 @@ def _pdf_boxes(text_page, quote: str, width: float, height: float) -> list[Box]:
     return boxes
 
 
-def image_page(data: bytes, page: int, quote: str) -> Picture:
+def image_page(original: Original, page: int, quote: str) -> Picture:
     """Frame `page` (from 1; a TIFF has several) of an image drawn, with the boxes of the
     OCR lines that hold `quote`; the image is refused as at indexing if it is too large."""
-    frame, count = _frame(data, page)
-    boxes = _read_boxes(data, page, quote, "image")
+    frame, count = _frame(original.data, page)
+    boxes = _read_boxes(original, page, quote, lambda: frame)
     frame.thumbnail((VIEW_SIDE, VIEW_SIDE))
     return Picture(_png(frame), frame.width, frame.height, boxes, count)
 
 
-def _read_boxes(data: bytes, page: int, quote: str, kind: str) -> list[Box]:
-    """The boxes of the OCR lines that hold `quote` (no OCR without a quote)."""
+def _read_boxes(original: Original, page: int, quote: str, draw: Callable[[], Any]
+                ) -> list[Box]:
+    """The boxes of the OCR lines that hold `quote` in the picture of the page `draw`
+    gives (no OCR without a quote)."""
     if not quote.strip():
         return []
-    lines = _ocr_lines(data, page, kind)
+    lines = _ocr_lines(original, page, draw)
     found = _locate([(ch, n) for n, (text, _) in enumerate(lines) for ch in text], quote)
     return [lines[n][1] for n in sorted(found)]
 
@@ -174,28 +192,37 @@ def _frame(data: bytes, page: int):
     return next(f for n, f in enumerate(ocr._frames(image)) if n == wanted), count
 
 
-@functools.lru_cache(maxsize=16)  # OCR takes seconds: a page looked at again is not re-read
-def _ocr_lines(data: bytes, page: int, kind: str) -> tuple[tuple[str, Box], ...]:
-    """Each line RapidOCR reads in an image's frame, or a PDF page drawn as OCR draws it
-    at indexing, with its box as fractions of the page."""
+def _ocr_lines(original: Original, page: int, draw: Callable[[], Any]) -> Lines:
+    """The lines RapidOCR reads in the picture `draw` gives (an image's frame, or a PDF
+    page drawn as OCR draws it at indexing), each with its box as fractions of the
+    page. OCR takes seconds, so the last OCR_CACHED pages' lines are kept, by the file's
+    path, SHA-256 and page: never its bytes."""
+    key = (original.path, original.sha256, page)
+    with _ocr_lock:
+        if key in _ocr_cache:
+            _ocr_cache.move_to_end(key)
+            return _ocr_cache[key]
+    lines = _read_lines(draw())
+    with _ocr_lock:
+        _ocr_cache[key] = lines
+        if len(_ocr_cache) > OCR_CACHED:
+            _ocr_cache.popitem(last=False)
+    return lines
+
+
+def _read_lines(picture) -> Lines:
+    """Each line RapidOCR reads in `picture`, with its box as fractions of it."""
     import numpy as np
 
-    frame = _frame(data, page)[0] if kind == "image" else _scan(data, page)
-    result = ocr._engine()(np.asarray(frame))
+    result = ocr._engine()(np.asarray(picture))
     lines = []
     boxes = result.boxes if result.boxes is not None else ()
     for text, points in zip(result.txts or (), boxes, strict=False):
         xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
-        lines.append((str(text), (min(xs) / frame.width, min(ys) / frame.height,
-                                  (max(xs) - min(xs)) / frame.width,
-                                  (max(ys) - min(ys)) / frame.height)))
+        lines.append((str(text), (min(xs) / picture.width, min(ys) / picture.height,
+                                  (max(xs) - min(xs)) / picture.width,
+                                  (max(ys) - min(ys)) / picture.height)))
     return tuple(lines)
-
-
-def _scan(data: bytes, page: int):
-    """A PDF page drawn as indexing draws it for OCR."""
-    with drawing.DrawnPdf(data) as pdf:
-        return ocr.draw_for_ocr(pdf, page - 1)
 
 
 def _locate(units: Sequence[tuple[str, int]], quote: str) -> set[int]:

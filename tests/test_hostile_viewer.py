@@ -6,6 +6,7 @@ What a user would notice is asserted: the answer, its size, the time it took, th
 server's own memory figures (/proc), and no traceback in the server's log.
 """
 
+import io
 import json
 import os
 import re
@@ -26,6 +27,23 @@ pytestmark = pytest.mark.process
 NOTES = "The orchard has forty apple trees and one old pear tree."
 TILED_TEXT = b"The barn roof was mended in May."
 SWAPS = ("zero", "pipe")  # files swapped, once indexed, for a link to /dev/zero, a FIFO
+LOG_PAGES = [f"Harbour log page {n}" for n in range(1, 14)]
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+
+def tiff_of(lines: list[str]) -> bytes:
+    """A TIFF of a frame per line of text (deflated), each a small scan of that line."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font, frames = ImageFont.truetype(FONT, 32), []
+    for line in lines:
+        frame = Image.new("L", (500, 80), 255)
+        ImageDraw.Draw(frame).text((20, 20), line, fill=0, font=font)
+        frames.append(frame)
+    out = io.BytesIO()
+    frames[0].save(out, "TIFF", save_all=True, append_images=frames[1:],
+                   compression="tiff_deflate")
+    return out.getvalue()
 
 
 def make_documents(folder: Path) -> None:
@@ -35,6 +53,7 @@ def make_documents(folder: Path) -> None:
     (folder / "tiled.pdf").write_bytes(tiled_pdf(TILED + text_run(TILED_TEXT)))
     for swapped in SWAPS:
         (folder / f"{swapped}.csv").write_text("Office,Spend\nLyon,500\nNice,300\n")
+    (folder / "log.tif").write_bytes(tiff_of(LOG_PAGES) + bytes(20_000_000))  # 20 MB
 
 
 @pytest.fixture(scope="module")
@@ -136,4 +155,20 @@ def test_a_file_swapped_after_indexing_is_refused_without_reading_it(served, swa
     assert (download.status_code, download.text) == (404, changed)
     assert changed in shown(viewed)
     assert rss_mb(served["pid"]) - before < 100
+    no_traceback(served)
+
+
+# -- 7: the OCR cache -------------------------------------------------------------------
+
+@pytest.mark.heavy
+def test_the_ocr_cache_keeps_no_copy_of_the_file_per_page(served):
+    """12 pages of a 20 MB scan viewed: the cache of OCR lines (by the file's bytes)
+    kept a copy of the whole file per page, 316 MB for the tester's (issue 35)."""
+    view(served, "log.tif", 1, 0, 5)  # OCR's models loaded, page 1 read
+    before = rss_mb(served["pid"])
+
+    for page in range(2, len(LOG_PAGES) + 1):
+        assert f"page {page} of {len(LOG_PAGES)}" in shown(view(served, "log.tif", page, 0, 5))
+
+    assert rss_mb(served["pid"]) - before < 60  # the file's copies: 240 MB
     no_traceback(served)

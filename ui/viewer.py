@@ -89,19 +89,20 @@ class Viewer:
         """(where, HTML, pages) of the original at `page`: pages is 0 when it is not paged."""
         suffix = Path(path).suffix.lower()
         if suffix == ".pdf" or suffix in IMAGE_EXTENSIONS:
-            data = originals.indexed_bytes(self.index, path)
+            original = originals.read_original(self.index, path)
             draw = originals.pdf_page if suffix == ".pdf" else originals.image_page
-            picture = draw(data, page, quote)
+            picture = draw(original, page, quote)
             where = f"page {page} of {picture.pages}" if picture.pages > 1 else ""
             return where, picture_html(picture, f"{Path(path).name} {where}".strip()), (
                 picture.pages if picture.pages > 1 else 0)
         if suffix in originals.SHEET_SUFFIXES:
-            sheet = originals.sheet(originals.indexed_bytes(self.index, path), suffix, page, quote)
+            data = originals.read_original(self.index, path).data
+            sheet = originals.sheet(data, suffix, page, quote)
             cited = ", ".join(f"row {n}" for n in sorted(sheet.marked))
             where = ", ".join(p for p in (f"sheet {sheet.name}" if sheet.name else "", cited) if p)
             return where, sheet_html(sheet), sheet.sheets if sheet.sheets > 1 else 0
         if suffix == ".pptx":
-            slide = originals.slide(originals.indexed_bytes(self.index, path), page)
+            slide = originals.slide(originals.read_original(self.index, path).data, page)
             return f"slide {page} of {slide.pages}", slide_html(slide, quote), slide.pages
         return render.place(path, page, text, start), text_html(text, quote, start), 0
 
@@ -146,7 +147,7 @@ class Viewer:
         if sent_from_elsewhere(request.headers, self.allowed_hosts):
             return PlainTextResponse(ELSEWHERE, status_code=403)
         try:
-            data = originals.indexed_bytes(self.index, path)
+            data = originals.read_original(self.index, path).data
         except QAError as error:
             return PlainTextResponse(sentence(str(error)), status_code=404)
         name = url_quote(Path(path).name)
