@@ -16,6 +16,7 @@ one. Boxes are fractions of the page (left, top, width, height), so a viewer sca
 with the picture.
 """
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -184,12 +185,28 @@ def _read_boxes(original: Original, page: int, quote: str, draw: Callable[[], An
 
 
 def _frame(data: bytes, page: int):
-    """Frame `page` of an image, decoded after the checks OCR makes at indexing (PIL's
-    decompression-bomb limit, ocr.MAX_PIXELS, with their messages); and the frame count."""
+    """Frame `page` of an image, sought directly (no frame before it decoded) and decoded
+    after the checks OCR makes at indexing (PIL's decompression-bomb limit,
+    ocr.MAX_PIXELS, with their messages); and how many frames are shown: at most
+    ocr.MAX_PAGES, the frames indexing reads."""
     image = ocr._open_image(data)
-    count = getattr(image, "n_frames", 1)
-    wanted = _page_index(page, count)
-    return next(f for n, f in enumerate(ocr._frames(image)) if n == wanted), count
+    count = _frame_count(image)
+    if page > count == ocr.MAX_PAGES:
+        raise QAError(f"there is no page {page} to show: the viewer shows the first "
+                      f"{count} pages of an image, those indexing reads")
+    image.seek(_page_index(page, count))
+    return ocr.decoded(image), count
+
+
+def _frame_count(image) -> int:
+    """An image's frames, counted up to ocr.MAX_PAGES (a TIFF's by the header of each;
+    Pillow's n_frames reads every one's, 3 s for 23,000)."""
+    count = 1
+    with contextlib.suppress(EOFError):
+        while count < ocr.MAX_PAGES:
+            image.seek(count)
+            count += 1
+    return count
 
 
 def _ocr_lines(original: Original, page: int, draw: Callable[[], Any]) -> Lines:

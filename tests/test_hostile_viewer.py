@@ -10,8 +10,10 @@ import io
 import json
 import os
 import re
+import struct
 import subprocess
 import time
+import zlib
 from html import unescape
 from pathlib import Path
 
@@ -29,6 +31,31 @@ TILED_TEXT = b"The barn roof was mended in May."
 SWAPS = ("zero", "pipe")  # files swapped, once indexed, for a link to /dev/zero, a FIFO
 LOG_PAGES = [f"Harbour log page {n}" for n in range(1, 14)]
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+
+FRAMES = 3000  # of inventory.tif
+
+
+def many_frames_tiff(line: str, frames: int, side: int = 1000) -> bytes:
+    """A TIFF of `frames` grey frames, `side` pixels square: `line` written on the first,
+    then white pages that all share one deflated strip (a 3,000-page TIFF of 350 KB)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    first = Image.new("L", (side, side), 255)
+    ImageDraw.Draw(first).text((50, 50), line, fill=0, font=ImageFont.truetype(FONT, 60))
+    strips = [zlib.compress(first.tobytes()), zlib.compress(b"\xff" * side * side)]
+    out = bytearray(b"II*\x00" + struct.pack("<I", 8 + sum(map(len, strips))))
+    at = [len(out), len(out) + len(strips[0])]
+    out += b"".join(strips)
+    for n in range(frames):
+        strip = min(n, 1)
+        tags = [(256, 3, side), (257, 3, side), (258, 3, 8), (259, 3, 8), (262, 3, 1),
+                (273, 4, at[strip]), (277, 3, 1), (278, 3, side), (279, 4, len(strips[strip]))]
+        out += struct.pack("<H", len(tags)) + b"".join(
+            struct.pack("<HHII" if kind == 4 else "<HHIHH", tag, kind, 1, value,
+                        *(() if kind == 4 else (0,))) for tag, kind, value in tags)
+        out += struct.pack("<I", len(out) + 4 if n < frames - 1 else 0)  # the next frame's
+    return bytes(out)
 
 
 def tiff_of(lines: list[str]) -> bytes:
@@ -54,6 +81,7 @@ def make_documents(folder: Path) -> None:
     for swapped in SWAPS:
         (folder / f"{swapped}.csv").write_text("Office,Spend\nLyon,500\nNice,300\n")
     (folder / "log.tif").write_bytes(tiff_of(LOG_PAGES) + bytes(20_000_000))  # 20 MB
+    (folder / "inventory.tif").write_bytes(many_frames_tiff("Harbour inventory", FRAMES))
 
 
 @pytest.fixture(scope="module")
@@ -96,6 +124,12 @@ def rss_mb(pid: int) -> float:
     """The resident memory of a process, from its own figures."""
     status = Path(f"/proc/{pid}/status").read_text()
     return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used, from its own figures (user and system)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def children(pid: int) -> list[int]:
@@ -171,4 +205,22 @@ def test_the_ocr_cache_keeps_no_copy_of_the_file_per_page(served):
         assert f"page {page} of {len(LOG_PAGES)}" in shown(view(served, "log.tif", page, 0, 5))
 
     assert rss_mb(served["pid"]) - before < 60  # the file's copies: 240 MB
+    no_traceback(served)
+
+
+# -- 6: a late page of a TIFF -----------------------------------------------------------
+
+def test_a_late_tiff_page_is_sought_not_reached_by_decoding_every_frame(served):
+    """The last page of a TIFF of 23,241 frames took 116 s of CPU per view: every frame
+    before it was decoded, and the page number is the client's (issue 35). The viewer
+    shows the frames indexing reads (the first 100), each sought directly."""
+    before = cpu_seconds(served["pid"])
+
+    last = shown(view(served, "inventory.tif", FRAMES))
+    hundredth = shown(view(served, "inventory.tif", 100))
+
+    assert ("There is no page 3000 to show: the viewer shows the first 100 pages of an image, "
+            "those indexing reads.") in last
+    assert "page 100 of 100" in hundredth
+    assert cpu_seconds(served["pid"]) - before < 5  # decoding 3,000 frames: 15 s and more
     no_traceback(served)

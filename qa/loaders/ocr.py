@@ -134,17 +134,26 @@ def _open_image(data: bytes):
 
 def _frames(image) -> Iterator:
     """The frames of an image (one, or a TIFF's pages), each decoded only when it is
-    asked for and only after its pixel count is checked."""
+    asked for (`decoded`)."""
     from PIL import ImageSequence
 
     try:
         for frame in ImageSequence.Iterator(image):
-            width, height = frame.size
-            if width * height > MAX_PIXELS:
-                raise LoadError(f"the image is {width:,} × {height:,} pixels "
-                                f"({width * height / 1e6:.0f} megapixels); the limit is "
-                                f"{MAX_PIXELS / 1e6:.0f} megapixels")
-            yield frame.convert("RGB")
+            yield decoded(frame)
+    except OSError as error:  # a damaged TIFF's next frame cannot be found
+        raise LoadError(f"not a readable image: {error}") from error
+
+
+def decoded(frame):
+    """The frame an image is at, decoded in RGB once its pixel count is checked;
+    LoadError if it is too large or damaged."""
+    width, height = frame.size
+    if width * height > MAX_PIXELS:
+        raise LoadError(f"the image is {width:,} × {height:,} pixels "
+                        f"({width * height / 1e6:.0f} megapixels); the limit is "
+                        f"{MAX_PIXELS / 1e6:.0f} megapixels")
+    try:
+        return frame.convert("RGB")
     except OSError as error:  # a damaged or truncated image is read only here
         raise LoadError(f"not a readable image: {error}") from error
 
