@@ -11,9 +11,10 @@ read as indexing reads one (`read_original`): a file edited since could be anyth
 indexing it again applies the checks of indexing to it. Drawing is bounded: one page at
 a time, at most VIEW_SIDE pixels on its longest side (a PDF page by a child process,
 within its deadline: `qa.drawing`), an image checked against the limits OCR applies at
-indexing (with the same messages), at most SHOWN_ROWS rows of a sheet around the cited
-one. Boxes are fractions of the page (left, top, width, height), so a viewer scales them
-with the picture.
+indexing (with the same messages), a TIFF's frame sought directly, at most SHOWN_ROWS
+rows of a sheet around the cited one, SHOWN_COLUMNS columns and SHOWN_CHARS characters a
+cell, and rows read no further than those shown. Boxes are fractions of the page (left,
+top, width, height), so a viewer scales them with the picture.
 """
 
 import contextlib
@@ -23,8 +24,8 @@ import io
 import os
 import re
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,8 @@ from qa.settings import Settings
 
 VIEW_SIDE = 1400  # pixels on the longest side of a drawn page or image
 SHOWN_ROWS = 200  # rows of a sheet shown around the cited one
+SHOWN_COLUMNS = 50  # columns of a sheet shown
+SHOWN_CHARS = 500  # characters shown of a cell
 SHEET_SUFFIXES = (".xlsx", ".xlsm", ".ods", ".csv", ".tsv")
 _SNIFF_CHARS = 64_000
 _IGNORED = re.compile(r"[\s\-\u00ad]+")  # what line breaks and reflow change in a quote
@@ -69,14 +72,18 @@ class Picture:
 class Sheet:
     """A sheet (or a CSV file) as rows: its name ("" for CSV), its header row, and the
     shown rows as (row number in the file, cells), `marked` holding the cited rows'
-    numbers; `rows` is at most SHOWN_ROWS around the first cited row, of `total` rows
-    under the header; `sheets`: how many the file has."""
+    numbers. The rows shown are the non-empty ones of SHOWN_ROWS rows of the file from a
+    little before the first cited row, and no more is read: `total` (the non-empty rows
+    under the header) is None when the sheet goes on past them. At most SHOWN_COLUMNS
+    columns are shown of the `columns` of the widest row read, and SHOWN_CHARS characters
+    of a cell; `sheets`: how many the file has."""
 
     name: str
     header: list[str]
     rows: list[tuple[int, list[str]]]
     marked: set[int] = field(default_factory=set)
-    total: int = 0
+    total: int | None = 0
+    columns: int = 0
     sheets: int = 1
 
 
@@ -252,27 +259,51 @@ def _locate(units: Sequence[tuple[str, int]], quote: str) -> set[int]:
 
 
 def sheet(data: bytes, suffix: str, page: int | None, quote: str) -> Sheet:
-    """Sheet `page` (from 1; a CSV or TSV file is one) as rows, the rows `quote` is made of
-    marked (a row is marked when its line, as indexing writes it, is in the quote)."""
-    suffix = suffix.lower()
-    if suffix in (".csv", ".tsv"):
-        books = [("", _delimited_rows(data, "\t" if suffix == ".tsv" else None))]
-    else:
-        books = _workbook_sheets(data, suffix)
-    name, rows = books[_page_index(page or 1, len(books))]
-    numbered = [(n, [cell_text(c) for c in row]) for n, row in rows
-                if any(cell_text(c) for c in row)]
-    if not numbered:
-        return Sheet(name, [], [], sheets=len(books))
-    (_, header), body = numbered[0], numbered[1:]
+    """Sheet `page` (from 1; a CSV or TSV file is one) as the rows shown (`Sheet`), the
+    rows `quote` is made of marked (a row is marked when its line, as indexing writes it,
+    is in the quote); its rows are read as they come, and no further than those shown."""
+    with _sheets(data, suffix.lower()) as books:
+        name, rows = books[_page_index(page or 1, len(books))]
+        return _shown(name, rows, quote, len(books))
+
+
+def _shown(name: str, rows: Iterable[Iterable[object]], quote: str, sheets: int) -> Sheet:
+    """What `sheet` shows of a sheet's rows, read until the last row shown."""
+    numbered = ((n, [cell_text(c) for c in row]) for n, row in enumerate(rows, 1))
+    top, header = next(((n, cells) for n, cells in numbered if any(cells)), (0, []))
     wanted = _IGNORED.sub("", quote).lower()
     budget = TextBudget(Settings().max_chars)
-    marked = {n for n, cells in body
-              if _row_in(table_lines(header, [cells], name, budget=budget), wanted)}
-    first = min(marked, default=body[0][0] if body else 0)
-    at = next((i for i, (n, _) in enumerate(body) if n == first), 0)
-    start = max(0, at - SHOWN_ROWS // 4)
-    return Sheet(name, header, body[start : start + SHOWN_ROWS], marked, len(body), len(books))
+    opening, recent = [], deque[tuple[int, list[str]]]()  # the first rows, the last ones
+    window: list[tuple[int, list[str]]] | None = None  # the rows from before the cited one
+    marked, widest, total, end = set(), len(header), 0, 0
+    for n, cells in numbered:
+        if window is not None and n >= end:  # empty rows count: they are read too
+            return Sheet(name, _capped(header), window, marked, None, widest, sheets)
+        if not any(cells):
+            continue
+        total, widest = total + 1, max(widest, len(cells))
+        if _row_in(table_lines(header, [cells], name, budget=budget), wanted):
+            marked.add(n)
+            if window is None:  # the first row cited
+                window = [row for row in recent if row[0] >= n - SHOWN_ROWS // 4]
+                end = (window[0][0] if window else n) + SHOWN_ROWS
+        row = (n, _capped(cells))
+        if window is not None:
+            window.append(row)
+            continue
+        if n < top + SHOWN_ROWS:
+            opening.append(row)
+        recent.append(row)
+        if recent[0][0] < n - SHOWN_ROWS // 4:
+            recent.popleft()
+    return Sheet(name, _capped(header), opening if window is None else window, marked, total,
+                 widest, sheets)
+
+
+def _capped(cells: list[str]) -> list[str]:
+    """The cells shown of a row: SHOWN_COLUMNS, each at most SHOWN_CHARS characters."""
+    return [cell if len(cell) <= SHOWN_CHARS else cell[:SHOWN_CHARS] + "…"
+            for cell in cells[:SHOWN_COLUMNS]]
 
 
 def _row_in(lines: list[str], wanted: str) -> bool:
@@ -280,35 +311,42 @@ def _row_in(lines: list[str], wanted: str) -> bool:
     return bool(line and wanted) and (line in wanted or wanted in line)
 
 
-def _delimited_rows(data: bytes, delimiter: str | None) -> list[tuple[int, list[object]]]:
+@contextlib.contextmanager
+def _sheets(data: bytes, suffix: str) -> Iterator[list[tuple[str, Iterator[Iterable]]]]:
+    """Each sheet of a file (a CSV or TSV file is one): its name and its rows, each read
+    when it is asked for, as indexing reads them."""
+    if suffix in (".csv", ".tsv"):
+        yield [("", _delimited_rows(data, "\t" if suffix == ".tsv" else None))]
+    elif suffix == ".ods":
+        zipcheck.open_checked(data, ".ods")
+        document = opendocument.open_document(data)
+        budget = TextBudget(Settings().max_chars)  # repeated rows are charged as they come
+        yield list(opendocument.tables(document, budget))
+    else:
+        from openpyxl import load_workbook
+
+        zipcheck.open_checked(data, suffix)
+        book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        try:
+            yield [(s.title, _stored_rows(s)) for s in book.worksheets]
+        finally:
+            book.close()
+
+
+def _stored_rows(worksheet) -> Iterator[tuple]:
+    """A worksheet's rows as stored (not padded to the size it claims), values only."""
+    worksheet.reset_dimensions()
+    return worksheet.iter_rows(values_only=True)
+
+
+def _delimited_rows(data: bytes, delimiter: str | None) -> Iterator[list[str]]:
     text = decode_text(data)
     if delimiter is None:
         try:
             delimiter = csv.Sniffer().sniff(text[:_SNIFF_CHARS], ",;\t|").delimiter
         except csv.Error:
             delimiter = ","
-    rows: list[list[object]] = [list(row) for row in csv.reader(io.StringIO(text),
-                                                                delimiter=delimiter)]
-    return list(enumerate(rows, 1))
-
-
-def _workbook_sheets(data: bytes, suffix: str) -> list[tuple[str, list[tuple[int, list]]]]:
-    """Each sheet of a workbook: its name and its rows, numbered as the program shows."""
-    if suffix == ".ods":
-        zipcheck.open_checked(data, ".ods")
-        document = opendocument.open_document(data)
-        budget = TextBudget(Settings().max_chars)  # repeated rows are charged as they come
-        return [(name, list(enumerate((list(r) for r in rows), 1)))
-                for name, rows in opendocument.tables(document, budget)]
-    from openpyxl import load_workbook
-
-    zipcheck.open_checked(data, suffix)
-    book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    try:
-        return [(s.title, list(enumerate(([c.value for c in row] for row in s.iter_rows()), 1)))
-                for s in book.worksheets]
-    finally:
-        book.close()
+    return csv.reader(io.StringIO(text), delimiter=delimiter)
 
 
 def slide(data: bytes, page: int) -> Slide:

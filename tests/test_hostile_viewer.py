@@ -34,6 +34,7 @@ FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
 
 FRAMES = 3000  # of inventory.tif
+COLUMNS = 30_000  # of wide.csv
 
 
 def many_frames_tiff(line: str, frames: int, side: int = 1000) -> bytes:
@@ -82,6 +83,9 @@ def make_documents(folder: Path) -> None:
         (folder / f"{swapped}.csv").write_text("Office,Spend\nLyon,500\nNice,300\n")
     (folder / "log.tif").write_bytes(tiff_of(LOG_PAGES) + bytes(20_000_000))  # 20 MB
     (folder / "inventory.tif").write_bytes(many_frames_tiff("Harbour inventory", FRAMES))
+    (folder / "blank.csv").write_bytes(b"Office,Spend\nLyon,500\n" + b"\n" * 12_000_000)
+    (folder / "wide.csv").write_text(",".join(f"c{n}" for n in range(COLUMNS)) + "\n"
+                                     + "".join(f"Office {n},{n}\n" for n in range(200)))
 
 
 @pytest.fixture(scope="module")
@@ -223,4 +227,32 @@ def test_a_late_tiff_page_is_sought_not_reached_by_decoding_every_frame(served):
             "those indexing reads.") in last
     assert "page 100 of 100" in hundredth
     assert cpu_seconds(served["pid"]) - before < 5  # decoding 3,000 frames: 15 s and more
+    no_traceback(served)
+
+
+# -- 2: a sheet is read as far as it is shown ----------------------------------------------
+
+@pytest.mark.heavy
+def test_a_sheet_is_read_no_further_than_the_rows_shown(served):
+    """A 12 MB CSV of two rows and 12 million empty lines took qa serve from 728 to 2,981
+    MB and 27 s for one view: every row was read into a list (issue 35)."""
+    before, cpu = rss_mb(served["pid"]), cpu_seconds(served["pid"])
+
+    dialog = shown(view(served, "blank.csv", 1, 0, 10))  # the quote: "Office: Ly"
+
+    assert cpu_seconds(served["pid"]) - cpu < 5
+    assert rss_mb(served["pid"]) - before < 200
+    assert "blank.csv · row 2" in dialog and "Lyon" in dialog
+    assert "rows 2–2 shown, more below" in dialog
+    no_traceback(served)
+
+
+def test_a_sheet_of_30000_columns_shows_50_and_says_so(served):
+    """A 200 KB CSV with a 30,000-column header gave a 54.9 MB reply (issue 35): each of
+    its 200 rows shown was padded to the header's width."""
+    response = view(served, "wide.csv", 1, 0, 10)
+
+    assert "columns 1–50 shown of 30,000" in shown(response)
+    assert " c49 " in shown(response) and " c50 " not in shown(response)
+    assert len(response.content) < 200_000  # 55 MB before
     no_traceback(served)

@@ -204,8 +204,11 @@ def sheet_html(sheet: originals.Sheet) -> str:
                     + "".join(f"<td>{escape(cell)}</td>" for cell in cells) + "</tr>")
     caption = f"Sheet {sheet.name}" if sheet.name else "Table"
     shown = ""
-    if sheet.rows and len(sheet.rows) < sheet.total:
-        shown = f" · rows {sheet.rows[0][0]}–{sheet.rows[-1][0]} shown of {sheet.total + 1}"
+    if sheet.rows and (sheet.total is None or len(sheet.rows) < sheet.total):
+        shown = f" · rows {sheet.rows[0][0]}–{sheet.rows[-1][0]} shown" + (
+            f" of {sheet.total + 1}" if sheet.total is not None else ", more below")
+    if sheet.columns > originals.SHOWN_COLUMNS:
+        shown += f" · columns 1–{originals.SHOWN_COLUMNS} shown of {sheet.columns:,}"
     return (f'<div class="qa-view-table-wrap"><table class="qa-view-table">'
             f"<caption>{escape(caption)}{escape(shown)}</caption>"
             f'<thead><tr><th scope="col">Row</th>{head}</tr></thead>'
