@@ -275,7 +275,8 @@ def _shown(name: str, rows: Iterable[Iterable[object]], quote: str, sheets: int)
     budget = TextBudget(Settings().max_chars)
     opening, recent = [], deque[tuple[int, list[str]]]()  # the first rows, the last ones
     window: list[tuple[int, list[str]]] | None = None  # the rows from before the cited one
-    marked, widest, total, end = set(), len(header), 0, 0
+    marked: set[int] = set()
+    widest, total, end = len(header), 0, 0
     for n, cells in numbered:
         if window is not None and n >= end:  # empty rows count: they are read too
             return Sheet(name, _capped(header), window, marked, None, widest, sheets)
