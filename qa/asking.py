@@ -28,7 +28,7 @@ from qa.answer import (
     question_terms,
 )
 from qa.backends import Backend
-from qa.backends.base import SentenceRow
+from qa.backends.base import SentenceRow, recorded_dim
 from qa.conversation import standalone_question
 from qa.embedding import Embedder
 from qa.lists import Section, asks_for_list, dates, list_answer, named_section
@@ -170,7 +170,7 @@ class Asker:
         embed, a zero vector finds them all) and their sentences."""
         chunks = min(sum(d.chunks for d in self.backend.documents() if d.path in paths),
                      MAX_K)
-        anywhere = np.zeros((1, int(self.backend.meta("dim") or 0)), dtype=np.float32)
+        anywhere = np.zeros((1, recorded_dim(self.backend.meta("dim"))), dtype=np.float32)
         hits = search(self.backend, anywhere, [""], chunks, "dense", list(paths))[0]
         return hits, self.backend.sentences([hit.chunk_id for hit in hits])
 

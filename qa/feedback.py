@@ -16,9 +16,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from qa.errors import QAError
-from qa.index import Index
+from qa.errors import QAError, printable
+from qa.index import Index, clean_question
 from qa.results import Answer
+
+SHOWN_CHARS = 200  # of a question not asked again, shown in its line
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,12 +38,15 @@ class Flagged:
 
 @dataclass(frozen=True, slots=True)
 class Rechecked:
-    """A flagged question asked again: the answer now, and whether it is better."""
+    """A flagged question asked again: the answer now, and whether it is better; or why
+    it was not asked again (`refused`: it is empty, or over the length a question may
+    have)."""
 
     flagged: Flagged
     answer: str
     found: bool
     said: str = ""  # what the answer says (`opening`); "" for its whole text
+    refused: str = ""
 
     @property
     def differs(self) -> bool:
@@ -80,16 +85,22 @@ def read_flagged(paths: Iterable[str | Path]) -> list[Flagged]:
                 before.append((question, text))
         except OSError as error:
             raise QAError(f"{path}: cannot be read ({error.strerror})") from error
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
             raise QAError(f"{path}: not a conversation exported as JSON from the web chat "
                           f"({type(error).__name__}: {error})") from error
     return flagged
 
 
 def recheck(index: Index, flagged: Iterable[Flagged]) -> list[Rechecked]:
-    """Ask each flagged question again, after the turns that came before it."""
+    """Ask each flagged question again, after the turns that came before it; one that
+    no question may be (empty, too long) is passed over, with the reason."""
     results = []
     for item in flagged:
+        try:
+            clean_question(item.question)
+        except QAError as refused:
+            results.append(Rechecked(item, "", False, refused=str(refused)))
+            continue
         answer = index.ask(item.question, history=list(item.before))
         results.append(Rechecked(item, answer.text, answer.found, said=opening(answer)))
     return results
@@ -105,21 +116,30 @@ def opening(answer: Answer) -> str:
 
 
 def report(results: list[Rechecked]) -> str:
-    """What each flagged question gets now, the ones that differ first marked so."""
+    """What each flagged question gets now, the ones that differ first marked so, those
+    not asked again SKIPPED; what came from the files is shown escaped, a line each (a
+    lone surrogate or a newline as \\udc00, \\n)."""
     lines = []
+    asked = [result for result in results if not result.refused]
     for result in results:
         flagged = result.flagged
+        if result.refused:
+            shown = printable(flagged.question[:SHOWN_CHARS])
+            lines += [f"SKIPPED\t{shown}{'…' if len(flagged.question) > SHOWN_CHARS else ''}",
+                      f"  not asked again: {result.refused}"]
+            continue
         expected = ("a refusal" if flagged.should_refuse
-                    else f"“{flagged.correct}”" if flagged.correct else "")
+                    else f"“{printable(flagged.correct)}”" if flagged.correct else "")
         verdict = {True: "as expected", False: "not as expected", None: ""}[result.as_expected]
-        lines += [f"{'DIFFERS' if result.differs else 'SAME'}\t{flagged.question}",
-                  f"  marked wrong: {flagged.answer}",
+        lines += [f"{'DIFFERS' if result.differs else 'SAME'}\t{printable(flagged.question)}",
+                  f"  marked wrong: {printable(flagged.answer)}",
                   f"  now:          {result.answer}"]
         if expected:
             lines.append(f"  expected:     {expected} ({verdict})")
-    differ = sum(result.differs for result in results)
-    lines.append(f"{len(results)} marked wrong: {differ} now differ, "
-                 f"{len(results) - differ} the same")
+    differ = sum(result.differs for result in asked)
+    skipped = len(results) - len(asked)
+    lines.append(f"{len(results)} marked wrong: {differ} now differ, {len(asked) - differ} the "
+                 f"same" + (f", {skipped} not asked again" if skipped else ""))
     return "\n".join(lines)
 
 

@@ -202,7 +202,7 @@ class Index:
         self, questions: Sequence[str], k: int | None = None, mode: Mode = "hybrid",
         within: Sequence[str | Path] | None = None, collections: Sequence[str] | None = None,
     ) -> list[list[Hit]]:
-        queries = [_clean_question(question) for question in questions]
+        queries = [clean_question(question) for question in questions]
         k = check_k(self.settings.k if k is None else k)
         scope = self._scope(within, collections)
         return self._asker.search(queries, k, check_choice("mode", mode, MODES), scope)[1]
@@ -230,7 +230,7 @@ class Index:
         """Like `ask`, for showing the answer as it is written: iterate the Response for the
         pieces of a language model's text as they arrive (none in extractive mode), then
         call its `answer()` for the final, checked Answer."""
-        question = _clean_question(question)
+        question = clean_question(question)
         k = check_k(self.settings.k if k is None else k)
         llm = self._llm_for(mode)
         return self._asker.ask(question, history, k, self._scope(within, collections), llm,
@@ -369,7 +369,7 @@ def _documents_at(indexed: Sequence[str], places: Sequence[str]) -> list[str]:
     return paths
 
 
-def _clean_question(question: str) -> str:
+def clean_question(question: str) -> str:
     """The question with invalid code points (lone surrogates) replaced; QAError if unusable."""
     if not question or not question.strip():
         raise QAError("the question is empty")

@@ -7,26 +7,35 @@ read from (RapidOCR again, on that one image, at view time: indexing keeps no bo
 a sheet or CSV as rows with the cited ones marked, a slide as its title, text and notes, a
 Word document as its headings, paragraphs and tables (the cited table rows marked).
 
-Only a file that is in the index and unchanged since it was indexed is read
-(`indexed_bytes`): a file edited since could be anything, and indexing it again applies
-the checks of indexing to it. Drawing is bounded: one page at a time, at most
-VIEW_SIDE pixels on its longest side, an image checked against the limits OCR applies
-at indexing (with the same messages), at most SHOWN_ROWS rows of a sheet around the
-cited one, at most SHOWN_BLOCKS headings, paragraphs and tables of a Word document around
-the first holding the quote. Boxes are fractions of the page (left, top, width, height), so a viewer
-scales them with the picture.
+Only a file that is in the index and unchanged since it was indexed is read, and it is
+read as indexing reads one (`read_original`): a file edited since could be anything, and
+indexing it again applies the checks of indexing to it. Drawing is bounded: one page at
+a time, at most VIEW_SIDE pixels on its longest side (a PDF page by a child process,
+within its deadline: `qa.drawing`), an image checked against the limits OCR applies at
+indexing (with the same messages), a TIFF's frame sought directly, at most SHOWN_ROWS
+rows of a sheet around the cited one, SHOWN_COLUMNS columns and SHOWN_CHARS characters a
+cell, and rows read no further than those shown; at most SHOWN_BLOCKS headings,
+paragraphs and tables of a Word document around the first holding the quote. Boxes are
+fractions of the page (left, top, width, height), so a viewer scales them with the
+picture.
 """
 
+import contextlib
 import csv
-import functools
 import hashlib
 import io
+import os
 import re
-from collections.abc import Iterable, Sequence
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from qa import drawing
 from qa.errors import LoadError, QAError
+from qa.files import open_regular
 from qa.index import Index
 from qa.loaders import ocr, opendocument, zipcheck
 from qa.loaders.base import TextBudget
@@ -38,11 +47,18 @@ from qa.settings import Settings
 VIEW_SIDE = 1400  # pixels on the longest side of a drawn page or image
 SHOWN_ROWS = 200  # rows of a sheet shown around the cited one
 SHOWN_BLOCKS = 400  # headings, paragraphs and tables of a Word document shown
+SHOWN_COLUMNS = 50  # columns of a sheet shown
+SHOWN_CHARS = 500  # characters shown of a cell
 SHEET_SUFFIXES = (".xlsx", ".xlsm", ".ods", ".csv", ".tsv")
 _SNIFF_CHARS = 64_000
 _IGNORED = re.compile(r"[\s\-\u00ad]+")  # what line breaks and reflow change in a quote
+CHANGED = "the file has changed since it was indexed: index it again to view it"
 
+OCR_CACHED = 16  # pages whose OCR lines are kept: a page looked at again is not read again
 Box = tuple[float, float, float, float]  # left, top, width, height: fractions of the page
+Lines = tuple[tuple[str, Box], ...]  # what OCR read on a page: each line and its box
+_ocr_cache: OrderedDict[tuple[str, str, int], Lines] = OrderedDict()  # least recent first
+_ocr_lock = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,14 +77,18 @@ class Picture:
 class Sheet:
     """A sheet (or a CSV file) as rows: its name ("" for CSV), its header row, and the
     shown rows as (row number in the file, cells), `marked` holding the cited rows'
-    numbers; `rows` is at most SHOWN_ROWS around the first cited row, of `total` rows
-    under the header; `sheets`: how many the file has."""
+    numbers. The rows shown are the non-empty ones of SHOWN_ROWS rows of the file from a
+    little before the first cited row, and no more is read: `total` (the non-empty rows
+    under the header) is None when the sheet goes on past them. At most SHOWN_COLUMNS
+    columns are shown of the `columns` of the widest row read, and SHOWN_CHARS characters
+    of a cell; `sheets`: how many the file has."""
 
     name: str
     header: list[str]
     rows: list[tuple[int, list[str]]]
     marked: set[int] = field(default_factory=set)
-    total: int = 0
+    total: int | None = 0
+    columns: int = 0
     sheets: int = 1
 
 
@@ -95,40 +115,60 @@ class Block:
     marked: set[int] = field(default_factory=set)
 
 
-def indexed_bytes(index: Index, path: str) -> bytes:
-    """The bytes of an indexed file, if it is unchanged since it was indexed; QAError if it
-    is not in the index, is gone, or has changed."""
+@dataclass(frozen=True, slots=True)
+class Original:
+    """An indexed file as read for a viewer (`read_original`): its bytes, and the path and
+    SHA-256 that name them (what is cached of it is kept by these, not by its bytes)."""
+
+    path: str
+    sha256: str
+    data: bytes
+
+
+def read_original(index: Index, path: str) -> Original:
+    """An indexed file, if it is unchanged since it was indexed, read as indexing reads a
+    file (`qa.files.open_regular`: a regular file, no symbolic link followed, through one
+    descriptor): its size checked against the indexed one before reading, at most that
+    size and one byte more read, then its SHA-256 checked. QAError if it is not in the
+    index, is gone, or has changed (a pipe, a device or a link in its place, another
+    size, other bytes)."""
     state = index.backend.file_states().get(path)
     if state is None:
         raise QAError("that file is not in the index")
     try:
-        data = Path(path).read_bytes()
+        with open_regular(Path(path)) as opened:
+            if os.fstat(opened.fileno()).st_size != state.size:
+                raise QAError(CHANGED)
+            data = opened.read(state.size + 1)  # it may grow while it is read
+    except LoadError as error:  # not a regular file now
+        raise QAError(CHANGED) from error
     except OSError as error:
         raise QAError(f"the file can no longer be read ({error.strerror})") from error
-    if hashlib.sha256(data).hexdigest() != state.sha256:
-        raise QAError("the file has changed since it was indexed: index it again to view it")
-    return data
+    if len(data) != state.size or hashlib.sha256(data).hexdigest() != state.sha256:
+        raise QAError(CHANGED)
+    return Original(path, state.sha256, data)
 
 
-def pdf_page(data: bytes, page: int, quote: str) -> Picture:
-    """PDF page `page` (from 1) drawn, with the boxes of the characters of `quote` on it."""
+def pdf_page(original: Original, page: int, quote: str) -> Picture:
+    """PDF page `page` (from 1) drawn (by a child process, within its deadline:
+    `qa.drawing`), with the boxes of the characters of `quote` on it."""
     import pypdfium2
 
     try:
-        document = pypdfium2.PdfDocument(data)
+        document = pypdfium2.PdfDocument(original.data)
     except pypdfium2.PdfiumError as error:
         raise LoadError(f"unreadable PDF: {error}") from error
     try:
         count = len(document)
-        drawn = document[_page_index(page, count)]
-        width, height = drawn.get_size()
-        scale = VIEW_SIDE / max(width, height, 1)
-        image = drawn.render(scale=scale).to_pil()
-        text_page = drawn.get_textpage()
-        if text_page.count_chars():
-            boxes = _pdf_boxes(text_page, quote, width, height)
-        else:  # a scan, read by OCR at indexing: its lines are found so again
-            boxes = _read_boxes(data, page, quote, "pdf")
+        index = _page_index(page, count)
+        with drawing.DrawnPdf(original.data) as pdf:
+            image = pdf.draw(index, VIEW_SIDE)
+            text_page = document[index].get_textpage()
+            if text_page.count_chars():
+                width, height = document[index].get_size()
+                boxes = _pdf_boxes(text_page, quote, width, height)
+            else:  # a scan, read by OCR at indexing: its lines are found so again
+                boxes = _read_boxes(original, page, quote, lambda: ocr.draw_for_ocr(pdf, index))
         return Picture(_png(image), image.width, image.height, boxes, count)
     finally:
         document.close()
@@ -149,60 +189,82 @@ def _pdf_boxes(text_page, quote: str, width: float, height: float) -> list[Box]:
     return boxes
 
 
-def image_page(data: bytes, page: int, quote: str) -> Picture:
+def image_page(original: Original, page: int, quote: str) -> Picture:
     """Frame `page` (from 1; a TIFF has several) of an image drawn, with the boxes of the
     OCR lines that hold `quote`; the image is refused as at indexing if it is too large."""
-    frame, count = _frame(data, page)
-    boxes = _read_boxes(data, page, quote, "image")
+    frame, count = _frame(original.data, page)
+    boxes = _read_boxes(original, page, quote, lambda: frame)
     frame.thumbnail((VIEW_SIDE, VIEW_SIDE))
     return Picture(_png(frame), frame.width, frame.height, boxes, count)
 
 
-def _read_boxes(data: bytes, page: int, quote: str, kind: str) -> list[Box]:
-    """The boxes of the OCR lines that hold `quote` (no OCR without a quote)."""
+def _read_boxes(original: Original, page: int, quote: str, draw: Callable[[], Any]
+                ) -> list[Box]:
+    """The boxes of the OCR lines that hold `quote` in the picture of the page `draw`
+    gives (no OCR without a quote)."""
     if not quote.strip():
         return []
-    lines = _ocr_lines(data, page, kind)
+    lines = _ocr_lines(original, page, draw)
     found = _locate([(ch, n) for n, (text, _) in enumerate(lines) for ch in text], quote)
     return [lines[n][1] for n in sorted(found)]
 
 
 def _frame(data: bytes, page: int):
-    """Frame `page` of an image, decoded after the checks OCR makes at indexing (PIL's
-    decompression-bomb limit, ocr.MAX_PIXELS, with their messages); and the frame count."""
+    """Frame `page` of an image, sought directly (no frame before it decoded) and decoded
+    after the checks OCR makes at indexing (PIL's decompression-bomb limit,
+    ocr.MAX_PIXELS, with their messages); and how many frames are shown: at most
+    ocr.MAX_PAGES, the frames indexing reads."""
     image = ocr._open_image(data)
-    count = getattr(image, "n_frames", 1)
-    wanted = _page_index(page, count)
-    return next(f for n, f in enumerate(ocr._frames(image)) if n == wanted), count
+    count = _frame_count(image)
+    if page > count == ocr.MAX_PAGES:
+        raise QAError(f"there is no page {page} to show: the viewer shows the first "
+                      f"{count} pages of an image, those indexing reads")
+    image.seek(_page_index(page, count))
+    return ocr.decoded(image), count
 
 
-@functools.lru_cache(maxsize=16)  # OCR takes seconds: a page looked at again is not re-read
-def _ocr_lines(data: bytes, page: int, kind: str) -> tuple[tuple[str, Box], ...]:
-    """Each line RapidOCR reads in an image's frame, or a PDF page drawn as OCR draws it
-    at indexing, with its box as fractions of the page."""
+def _frame_count(image) -> int:
+    """An image's frames, counted up to ocr.MAX_PAGES (a TIFF's by the header of each;
+    Pillow's n_frames reads every one's, 3 s for 23,000)."""
+    count = 1
+    with contextlib.suppress(EOFError):
+        while count < ocr.MAX_PAGES:
+            image.seek(count)
+            count += 1
+    return count
+
+
+def _ocr_lines(original: Original, page: int, draw: Callable[[], Any]) -> Lines:
+    """The lines RapidOCR reads in the picture `draw` gives (an image's frame, or a PDF
+    page drawn as OCR draws it at indexing), each with its box as fractions of the
+    page. OCR takes seconds, so the last OCR_CACHED pages' lines are kept, by the file's
+    path, SHA-256 and page: never its bytes."""
+    key = (original.path, original.sha256, page)
+    with _ocr_lock:
+        if key in _ocr_cache:
+            _ocr_cache.move_to_end(key)
+            return _ocr_cache[key]
+    lines = _read_lines(draw())
+    with _ocr_lock:
+        _ocr_cache[key] = lines
+        if len(_ocr_cache) > OCR_CACHED:
+            _ocr_cache.popitem(last=False)
+    return lines
+
+
+def _read_lines(picture) -> Lines:
+    """Each line RapidOCR reads in `picture`, with its box as fractions of it."""
     import numpy as np
 
-    frame = _frame(data, page)[0] if kind == "image" else _scan(data, page)
-    result = ocr._engine()(np.asarray(frame))
+    result = ocr._engine()(np.asarray(picture))
     lines = []
     boxes = result.boxes if result.boxes is not None else ()
     for text, points in zip(result.txts or (), boxes, strict=False):
         xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
-        lines.append((str(text), (min(xs) / frame.width, min(ys) / frame.height,
-                                  (max(xs) - min(xs)) / frame.width,
-                                  (max(ys) - min(ys)) / frame.height)))
+        lines.append((str(text), (min(xs) / picture.width, min(ys) / picture.height,
+                                  (max(xs) - min(xs)) / picture.width,
+                                  (max(ys) - min(ys)) / picture.height)))
     return tuple(lines)
-
-
-def _scan(data: bytes, page: int):
-    """A PDF page drawn as indexing draws it for OCR."""
-    import pypdfium2
-
-    document = pypdfium2.PdfDocument(data)
-    try:
-        return ocr._render(document[page - 1])
-    finally:
-        document.close()
 
 
 def _locate(units: Sequence[tuple[str, int]], quote: str) -> set[int]:
@@ -215,27 +277,52 @@ def _locate(units: Sequence[tuple[str, int]], quote: str) -> set[int]:
 
 
 def sheet(data: bytes, suffix: str, page: int | None, quote: str) -> Sheet:
-    """Sheet `page` (from 1; a CSV or TSV file is one) as rows, the rows `quote` is made of
-    marked (a row is marked when its line, as indexing writes it, is in the quote)."""
-    suffix = suffix.lower()
-    if suffix in (".csv", ".tsv"):
-        books = [("", _delimited_rows(data, "\t" if suffix == ".tsv" else None))]
-    else:
-        books = _workbook_sheets(data, suffix)
-    name, rows = books[_page_index(page or 1, len(books))]
-    numbered = [(n, [cell_text(c) for c in row]) for n, row in rows
-                if any(cell_text(c) for c in row)]
-    if not numbered:
-        return Sheet(name, [], [], sheets=len(books))
-    (_, header), body = numbered[0], numbered[1:]
+    """Sheet `page` (from 1; a CSV or TSV file is one) as the rows shown (`Sheet`), the
+    rows `quote` is made of marked (a row is marked when its line, as indexing writes it,
+    is in the quote); its rows are read as they come, and no further than those shown."""
+    with _sheets(data, suffix.lower()) as books:
+        name, rows = books[_page_index(page or 1, len(books))]
+        return _shown(name, rows, quote, len(books))
+
+
+def _shown(name: str, rows: Iterable[Iterable[object]], quote: str, sheets: int) -> Sheet:
+    """What `sheet` shows of a sheet's rows, read until the last row shown."""
+    numbered = ((n, [cell_text(c) for c in row]) for n, row in enumerate(rows, 1))
+    top, header = next(((n, cells) for n, cells in numbered if any(cells)), (0, []))
     wanted = _IGNORED.sub("", quote).lower()
     budget = TextBudget(Settings().max_chars)
-    marked = {n for n, cells in body
-              if _row_in(table_lines(header, [cells], name, budget=budget), wanted)}
-    first = min(marked, default=body[0][0] if body else 0)
-    at = next((i for i, (n, _) in enumerate(body) if n == first), 0)
-    start = max(0, at - SHOWN_ROWS // 4)
-    return Sheet(name, header, body[start : start + SHOWN_ROWS], marked, len(body), len(books))
+    opening, recent = [], deque[tuple[int, list[str]]]()  # the first rows, the last ones
+    window: list[tuple[int, list[str]]] | None = None  # the rows from before the cited one
+    marked: set[int] = set()
+    widest, total, end = len(header), 0, 0
+    for n, cells in numbered:
+        if window is not None and n >= end:  # empty rows count: they are read too
+            return Sheet(name, _capped(header), window, marked, None, widest, sheets)
+        if not any(cells):
+            continue
+        total, widest = total + 1, max(widest, len(cells))
+        if _row_in(table_lines(header, [cells], name, budget=budget), wanted):
+            marked.add(n)
+            if window is None:  # the first row cited
+                window = [row for row in recent if row[0] >= n - SHOWN_ROWS // 4]
+                end = (window[0][0] if window else n) + SHOWN_ROWS
+        row = (n, _capped(cells))
+        if window is not None:
+            window.append(row)
+            continue
+        if n < top + SHOWN_ROWS:
+            opening.append(row)
+        recent.append(row)
+        if recent[0][0] < n - SHOWN_ROWS // 4:
+            recent.popleft()
+    return Sheet(name, _capped(header), opening if window is None else window, marked, total,
+                 widest, sheets)
+
+
+def _capped(cells: list[str]) -> list[str]:
+    """The cells shown of a row: SHOWN_COLUMNS, each at most SHOWN_CHARS characters."""
+    return [cell if len(cell) <= SHOWN_CHARS else cell[:SHOWN_CHARS] + "…"
+            for cell in cells[:SHOWN_COLUMNS]]
 
 
 def _row_in(lines: list[str], wanted: str) -> bool:
@@ -243,35 +330,42 @@ def _row_in(lines: list[str], wanted: str) -> bool:
     return bool(line and wanted) and (line in wanted or wanted in line)
 
 
-def _delimited_rows(data: bytes, delimiter: str | None) -> list[tuple[int, list[object]]]:
+@contextlib.contextmanager
+def _sheets(data: bytes, suffix: str) -> Iterator[list[tuple[str, Iterator[Iterable]]]]:
+    """Each sheet of a file (a CSV or TSV file is one): its name and its rows, each read
+    when it is asked for, as indexing reads them."""
+    if suffix in (".csv", ".tsv"):
+        yield [("", _delimited_rows(data, "\t" if suffix == ".tsv" else None))]
+    elif suffix == ".ods":
+        zipcheck.open_checked(data, ".ods")
+        document = opendocument.open_document(data)
+        budget = TextBudget(Settings().max_chars)  # repeated rows are charged as they come
+        yield list(opendocument.tables(document, budget))
+    else:
+        from openpyxl import load_workbook
+
+        zipcheck.open_checked(data, suffix)
+        book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        try:
+            yield [(s.title, _stored_rows(s)) for s in book.worksheets]
+        finally:
+            book.close()
+
+
+def _stored_rows(worksheet) -> Iterator[tuple]:
+    """A worksheet's rows as stored (not padded to the size it claims), values only."""
+    worksheet.reset_dimensions()
+    return worksheet.iter_rows(values_only=True)
+
+
+def _delimited_rows(data: bytes, delimiter: str | None) -> Iterator[list[str]]:
     text = decode_text(data)
     if delimiter is None:
         try:
             delimiter = csv.Sniffer().sniff(text[:_SNIFF_CHARS], ",;\t|").delimiter
         except csv.Error:
             delimiter = ","
-    rows: list[list[object]] = [list(row) for row in csv.reader(io.StringIO(text),
-                                                                delimiter=delimiter)]
-    return list(enumerate(rows, 1))
-
-
-def _workbook_sheets(data: bytes, suffix: str) -> list[tuple[str, list[tuple[int, list]]]]:
-    """Each sheet of a workbook: its name and its rows, numbered as the program shows."""
-    if suffix == ".ods":
-        zipcheck.open_checked(data, ".ods")
-        document = opendocument.open_document(data)
-        budget = TextBudget(Settings().max_chars)  # repeated rows are charged as they come
-        return [(name, list(enumerate((list(r) for r in rows), 1)))
-                for name, rows in opendocument.tables(document, budget)]
-    from openpyxl import load_workbook
-
-    zipcheck.open_checked(data, suffix)
-    book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    try:
-        return [(s.title, list(enumerate(([c.value for c in row] for row in s.iter_rows()), 1)))
-                for s in book.worksheets]
-    finally:
-        book.close()
+    return csv.reader(io.StringIO(text), delimiter=delimiter)
 
 
 def slide(data: bytes, page: int) -> Slide:

@@ -517,3 +517,23 @@ def test_a_corrupted_database_is_reported_by_the_process_without_a_traceback(cop
 
     assert done.returncode == 2
     assert done.stderr.startswith("qa: the index database") and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("dim", ["abc", "-5", "1000000000", "0", "", "383"])
+def test_a_damaged_vector_dimension_is_one_line_and_a_rebuild_mends_it(
+        tmp_path, seed_index_path, capsys, dim):
+    """The dimension the database records (meta `dim`) damaged: int() of it, FAISS's
+    assert, or a reshape raised, a traceback in `qa ask` and `qa search` (issue 35)."""
+    path = copy_index(seed_index_path, tmp_path / "index")
+    with closing(sqlite3.connect(path / DATABASE)) as db, db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'dim'", (dim,))
+
+    for command in (["ask", "Who resigned?"], ["search", "resigned"]):
+        assert main(["--index", str(path), *command]) == 2, command
+        err = capsys.readouterr().err
+        assert err.startswith("qa: the index is damaged: it records "), err
+        assert err.endswith("; rebuild it with: qa index --rebuild\n")
+        assert len(err.splitlines()) == 1
+    assert main(["--index", str(path), "index", "--rebuild"]) == 0
+    assert main(["--index", str(path), "ask", "Who resigned?"]) == 0
+    assert "Martinez and Herrera" in capsys.readouterr().out

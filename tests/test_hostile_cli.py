@@ -1,5 +1,6 @@
 """The `qa` command under hostile use: out-of-range flags, and a reader that goes away."""
 
+import json
 import re
 import signal
 import sqlite3
@@ -143,3 +144,47 @@ def test_one_qa_index_run_sends_at_most_max_ocr_pages_to_ocr(tmp_path, capsys):
     assert all(name in listed for name in ("a.pdf", "b.pdf", "c.eml"))
     assert main(["--index", str(index), "search", "Scan C boiler"]) == 0
     assert "Attachment: c.pdf" in capsys.readouterr().out
+
+
+def _marked(question: str) -> dict:
+    """A turn of a conversation export whose answer was marked wrong."""
+    return {"question": question, "answer": {"answer": "Nobody.", "found": True},
+            "feedback": {"correct": "Martinez", "should_refuse": False}}
+
+
+@pytest.mark.process
+def test_qa_eval_feedback_passes_over_a_question_no_question_may_be(seed_index_path, tmp_path):
+    """An empty or over-long question stopped the whole run (`qa: the question is empty`),
+    and a lone surrogate, asked as any question is, stopped the report with a traceback
+    (UnicodeEncodeError) (issue 35)."""
+    export = tmp_path / "conversation.json"
+    export.write_text(json.dumps({"turns": [_marked("   "), _marked("a" * 3000),
+                                            _marked("\udc00 Who resigned?"),
+                                            _marked("Who has resigned?")]}))
+
+    done = subprocess.run([*QA, "eval", "feedback", "--index", str(seed_index_path),
+                           str(export)], cwd=ROOT, env=ENV, capture_output=True, text=True)
+
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["SKIPPED\t   ", "  not asked again: the question is empty"]
+    assert lines[2] == f"SKIPPED\t{'a' * 200}…"
+    assert lines[3] == ("  not asked again: the question is 3,000 characters long; the limit "
+                        "is 2,000")
+    assert "DIFFERS\t\\udc00 Who resigned?" in lines
+    assert "DIFFERS\tWho has resigned?" in lines
+    assert lines[-1] == "4 marked wrong: 2 now differ, 0 the same, 2 not asked again"
+
+
+@pytest.mark.process
+def test_qa_eval_feedback_of_json_nested_100000_deep_is_one_line(seed_index_path, tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"turns": ' + "[" * 100_000 + "]" * 100_000 + "}")
+
+    done = subprocess.run([*QA, "eval", "feedback", "--index", str(seed_index_path), str(deep)],
+                          cwd=ROOT, env=ENV, capture_output=True, text=True)
+
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"qa: {deep}: not a conversation exported as JSON from the "
+                                  "web chat (RecursionError: ")
+    assert len(done.stderr.splitlines()) == 1

@@ -23,7 +23,7 @@ from qa.documents import LoadError, load
 from qa.embedding import load_embedder
 from qa.files import NAME_NOT_UTF8
 from qa.ingest import Outcome, find, prepare
-from tests.helpers import ENV, ROOT
+from tests.helpers import ENV, QA, ROOT
 from tests.test_bad_files import (
     _qa_index,
     _without_root_file_access,
@@ -75,6 +75,31 @@ def _pdf_of(objects: dict[int, bytes]) -> bytes:
 
 def text_run(text: bytes) -> bytes:
     return b"BT /F1 12 Tf 72 700 Td (" + text + b") Tj ET"
+
+
+TILED = b"/Pattern cs /P1 scn 0 0 612 792 re f "  # the whole page painted with /P1
+
+
+def tiled_pdf(*contents: bytes) -> bytes:
+    """A PDF of a page per content stream, each with Helvetica as /F1 and a tiling pattern
+    /P1 whose cell is 0.01 points a side: PDFium never finishes drawing a page painted
+    with it (TILED), as the tester's 807-byte PDF of issue 35."""
+    cell = b"0 0 1 1 re f"
+    pages = range(len(contents))
+    return _pdf_of({
+        1: b"<< /Type /Catalog /Pages 2 0 R >>",
+        2: b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
+            b" ".join(b"%d 0 R" % (10 + 2 * n) for n in pages), len(contents)),
+        3: b"<< /Type /Pattern /PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 1 1] "
+           b"/XStep 0.01 /YStep 0.01 /Resources << >> /Length %d >>\nstream\n%s\nendstream"
+           % (len(cell), cell),
+        4: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        **{10 + 2 * n: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
+                       b"/Resources << /Font << /F1 4 0 R >> /Pattern << /P1 3 0 R >> >> >>"
+                       % (11 + 2 * n) for n in pages},
+        **{11 + 2 * n: b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content)
+           for n, content in zip(pages, contents, strict=True)},
+    })
 
 
 @pytest.fixture
@@ -390,6 +415,31 @@ def test_small_files_that_repeat_their_text_are_refused_as_it_grows(docs, tmp_pa
                                                  "byte of max_file_mb (qa index --max-file-mb)")
     assert code == 0 and "1 added" in out
     assert peak_mb < baseline_mb + 150  # the hostile files add ~60
+
+
+# -- 3. drawing is bounded -------------------------------------------------------------------
+
+@pytest.mark.heavy
+@pytest.mark.process
+def test_a_page_pdfium_never_finishes_drawing_is_left_out_of_ocr_in_bounded_time(docs):
+    """Issue 35: a text-less page painted with a tiling pattern of a tiny step; PDFium
+    never returned from drawing it for OCR, and `qa index` hung (killed at 90 s). Now
+    the page is left out after DRAW_SECONDS, in one line, and the rest is indexed."""
+    (docs / "tiled.pdf").write_bytes(tiled_pdf(text_run(b"The barn roof was mended."),
+                                               TILED))
+    index = docs.parent / "index"
+
+    done = subprocess.run([*QA, "--index", str(index), "index", str(docs)], env=ENV,
+                          cwd=ROOT, capture_output=True, text=True, timeout=180)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("2 added, 0 updated, 0 unchanged, 0 removed, 0 failed")
+    assert ("WARNING: OCR stopped: page 2 could not be drawn in 10 s; this page and the "
+            "pages without text after it are left out") in done.stderr
+    assert "Traceback" not in done.stderr
+    found = subprocess.run([*QA, "--index", str(index), "search", "barn roof", "-k", "1"],
+                           env=ENV, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert found.stdout.startswith(f"1. {docs / 'tiled.pdf'}, page 1"), found.stdout
 
 
 # -- 4. names that are not UTF-8 ------------------------------------------------------------

@@ -286,6 +286,31 @@ def test_a_disk_full_to_the_last_byte_is_the_same_one_line(tmp_path, seed_index_
         assert [d.path for d in Index.open(index_path).documents()] == [str(SEED_FILE)]
 
 
+
+@pytest.mark.process
+def test_search_and_ask_answer_on_a_disk_full_to_the_last_byte(tmp_path, seed_index_path):
+    """A search writes nothing the user asked for, yet `qa search` and `qa ask` exited 2
+    with "the disk … is full": opening the database for writing makes its WAL's shared
+    memory (-shm), which did not fit (issue 35). A write still gets that line."""
+    more = _write(tmp_path / "more" / "report.txt", "The lighthouse keepers' report.")
+    with _small_disk(tmp_path / "disk", 16) as disk:
+        index_path = copy_index(seed_index_path, disk / "index")
+        Index.open(index_path).close()  # as `qa` leaves it: WAL mode, its keyword index
+        filler = _fill(disk, leave=0)
+
+        found = _qa("--index", str(index_path), "search", "resigned", "-k", "1")
+        assert found.returncode == 0 and found.stderr == "", found.stderr
+        assert found.stdout.startswith(f"1. {SEED_FILE}")
+        asked = _qa("--index", str(index_path), "ask", RESIGNED)
+        assert asked.returncode == 0 and "Martinez and Herrera" in asked.stdout, asked.stderr
+        done = _qa("--index", str(index_path), "index", str(more.parent))
+        assert done.returncode == 2 and done.stderr.strip().splitlines()[-1].startswith(
+            f"qa: the disk holding the index database {index_path / DATABASE} is full")
+
+        filler.unlink()
+        assert _qa("--index", str(index_path), "index", str(more.parent)).returncode == 0
+        assert len(Index.open(index_path).documents()) == 2
+
 # -- 8. permissions ------------------------------------------------------------------------
 
 def _without_root_powers() -> None:

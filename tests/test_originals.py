@@ -27,12 +27,13 @@ def test_an_image_too_large_is_refused_as_at_indexing(size):
     with pytest.raises(LoadError) as at_indexing:
         load(Path("big.png"), data)
     with pytest.raises(LoadError) as in_viewer:
-        originals.image_page(data, 1, "")
+        originals.image_page(originals.Original("big.png", "", data), 1, "")
     assert str(in_viewer.value) == str(at_indexing.value)
 
 
 def test_a_page_is_drawn_at_most_view_side_pixels():
-    picture = originals.image_page(png_of((6_000, 3_000)), 1, "")
+    picture = originals.image_page(originals.Original("wide.png", "", png_of((6_000, 3_000))), 1,
+                                    "")
     assert (picture.width, picture.height) == (originals.VIEW_SIDE, originals.VIEW_SIDE // 2)
 
 
@@ -44,13 +45,13 @@ def test_only_an_indexed_file_unchanged_since_indexing_is_read(tmp_path):
     index = Index.build([docs], path=tmp_path / "index")
     seed = str(docs / SEED_FILE.name)
     try:
-        assert originals.indexed_bytes(index, seed) == SEED_FILE.read_bytes()
+        assert originals.read_original(index, seed).data == SEED_FILE.read_bytes()
         for outside in (str(tmp_path / "other.txt"), str(docs / ".." / "other.txt"), "/etc/passwd"):
             with pytest.raises(QAError, match="not in the index"):
-                originals.indexed_bytes(index, outside)
+                originals.read_original(index, outside)
         (docs / SEED_FILE.name).write_text("something else")
         with pytest.raises(QAError, match="changed since it was indexed"):
-            originals.indexed_bytes(index, seed)
+            originals.read_original(index, seed)
     finally:
         index.close()
 
@@ -72,7 +73,7 @@ def test_a_scanned_pdf_page_has_its_quoted_line_boxed_as_ocr_reads_it(tmp_path):
     quote = "The ferry leaves at dawn on Tuesday"
     assert quote in load(Path("scan.pdf"), data).text  # as OCR read it at indexing
 
-    picture = originals.pdf_page(data, 1, quote)
+    picture = originals.pdf_page(originals.Original("scan.pdf", "", data), 1, quote)
 
     [(left, top, width, height)] = picture.boxes
     assert 0.45 < top < 0.55 and 0.05 < left < 0.15 and width > 0.4  # the second line

@@ -64,7 +64,9 @@ class Viewer:
         if not self.allowed(request):
             return ""
         path = str(data.get("document") or "")
-        page, start, end = (_number(data.get(key)) for key in ("page", "start", "end"))
+        asked = data.get("page")
+        page = 0 if asked in (None, "") else _whole(asked)  # 0: none asked (`_body`)
+        start, end = (_whole(data.get(key)) or 0 for key in ("start", "end"))
         self.opened += 1
         document = next((d for d in self.index.documents() if d.path == path), None)
         if document is None:
@@ -72,13 +74,15 @@ class Viewer:
         text = self.index.document_text(path) or ""
         quote = text[start:end] if 0 <= start < end <= len(text) else ""
         try:
+            if page is None:
+                raise QAError(f"there is no page {str(asked)[:20]}: pages are numbered 1, 2, 3…")
             place, body, pages = self._body(path, page, quote, text, start)
         except QAError as error:  # LoadError too: a file refused as at indexing
             place, pages, body = "", 0, _error(sentence(str(error)))
         except Exception as error:  # noqa: BLE001 - a damaged file: said, not a traceback
             reason = str(error).split("\n", 1)[0][:200] or type(error).__name__
             place, pages, body = "", 0, _error(f"The original could not be drawn: {reason}.")
-        turning = {"page": max(page, 1), "pages": pages, "start": start, "end": end}
+        turning = {"page": max(page or 1, 1), "pages": pages, "start": start, "end": end}
         return self._dialog(path, self.label(document), place, body, turning)
 
     def _body(self, path: str, asked: int, quote: str, text: str, start: int
@@ -87,22 +91,23 @@ class Viewer:
         of a paged file): pages is 0 when it is not paged."""
         suffix, page = Path(path).suffix.lower(), max(asked, 1)
         if suffix == ".pdf" or suffix in IMAGE_EXTENSIONS:
-            data = originals.indexed_bytes(self.index, path)
+            original = originals.read_original(self.index, path)
             draw = originals.pdf_page if suffix == ".pdf" else originals.image_page
-            picture = draw(data, page, quote)
+            picture = draw(original, page, quote)
             where = f"page {page} of {picture.pages}" if picture.pages > 1 else ""
             return where, picture_html(picture, f"{Path(path).name} {where}".strip()), (
                 picture.pages if picture.pages > 1 else 0)
         if suffix in originals.SHEET_SUFFIXES:
-            sheet = originals.sheet(originals.indexed_bytes(self.index, path), suffix, page, quote)
+            data = originals.read_original(self.index, path).data
+            sheet = originals.sheet(data, suffix, page, quote)
             cited = ", ".join(f"row {n}" for n in sorted(sheet.marked))
             where = ", ".join(p for p in (f"sheet {sheet.name}" if sheet.name else "", cited) if p)
             return where, sheet_html(sheet), sheet.sheets if sheet.sheets > 1 else 0
         if suffix == ".pptx":
-            slide = originals.slide(originals.indexed_bytes(self.index, path), page)
+            slide = originals.slide(originals.read_original(self.index, path).data, page)
             return f"slide {page} of {slide.pages}", slide_html(slide, quote), slide.pages
         if suffix == ".docx":  # no pages: a .docx says none
-            return "", word_html(originals.word(originals.indexed_bytes(self.index, path),
+            return "", word_html(originals.word(originals.read_original(self.index, path).data,
                                                 quote), quote), 0
         return render.place(path, asked, text, start), text_html(text, quote, start), 0
 
@@ -147,7 +152,7 @@ class Viewer:
         if sent_from_elsewhere(request.headers, self.allowed_hosts):
             return PlainTextResponse(ELSEWHERE, status_code=403)
         try:
-            data = originals.indexed_bytes(self.index, path)
+            data = originals.read_original(self.index, path).data
         except QAError as error:
             return PlainTextResponse(sentence(str(error)), status_code=404)
         name = url_quote(Path(path).name)
@@ -161,11 +166,14 @@ def _error(message: str) -> str:
     return f'<div class="qa-view-error" role="alert">{escape(message)}</div>'
 
 
-def _number(value: Any) -> int:
+def _whole(value: Any) -> int | None:
+    """A whole number as the page sends it (a number, or one as text); None for anything
+    else, `1e999`, `Infinity` and `NaN` included."""
     try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return int(number) if number.is_integer() else None
 
 
 def _button(css: str, text: str, label: str, page: int, disabled: bool) -> str:
@@ -201,8 +209,11 @@ def sheet_html(sheet: originals.Sheet) -> str:
                     + "".join(f"<td>{escape(cell)}</td>" for cell in cells) + "</tr>")
     caption = f"Sheet {sheet.name}" if sheet.name else "Table"
     shown = ""
-    if sheet.rows and len(sheet.rows) < sheet.total:
-        shown = f" · rows {sheet.rows[0][0]}–{sheet.rows[-1][0]} shown of {sheet.total + 1}"
+    if sheet.rows and (sheet.total is None or len(sheet.rows) < sheet.total):
+        shown = f" · rows {sheet.rows[0][0]}–{sheet.rows[-1][0]} shown" + (
+            f" of {sheet.total + 1}" if sheet.total is not None else ", more below")
+    if sheet.columns > originals.SHOWN_COLUMNS:
+        shown += f" · columns 1–{originals.SHOWN_COLUMNS} shown of {sheet.columns:,}"
     return (f'<div class="qa-view-table-wrap"><table class="qa-view-table">'
             f"<caption>{escape(caption)}{escape(shown)}</caption>"
             f'<thead><tr><th scope="col">Row</th>{head}</tr></thead>'

@@ -21,6 +21,18 @@ from qa.errors import QAError
 Kind = Literal["sqlite", "milvus"]
 KINDS: tuple[Kind, ...] = ("sqlite", "milvus")
 MAX_KEYWORDS = 64  # distinct words of a question that a keyword search uses
+MAX_DIM = 65_536  # the widest vectors an index may record (models give 384 to 4,096)
+REBUILD = "rebuild it with: qa index --rebuild"
+
+
+def recorded_dim(value: str | None) -> int:
+    """The vectors' dimension an index records (its meta `dim`); QAError in one line when
+    it is damaged: not a whole number from 1 to MAX_DIM."""
+    if value is not None and value.isascii() and value.isdigit() and len(value) <= 5 and (
+            1 <= int(value) <= MAX_DIM):
+        return int(value)
+    raise QAError(f"the index is damaged: it records its vectors' dimension as {value!r}, not "
+                  f"a whole number from 1 to {MAX_DIM:,}; {REBUILD}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,10 +4,12 @@ have no text layer, read offline with RapidOCR.
 RapidOCR runs PaddleOCR's text detection and recognition models on ONNX Runtime;
 the models ship inside the `rapidocr` wheel and are loaded from there by path, so
 nothing is downloaded at run time, and it pulls OpenCV's headless build (no libGL).
-Pages are rendered with pypdfium2. OCR runs only on pages without text, reports its
-progress a page at a time, and is bounded: an image over MAX_PIXELS is refused with one
-line, and at most MAX_PAGES pages of one file are read (the rest are left out, with a
-logged line saying so). `qa index --no-ocr` (Settings.ocr) turns it off.
+PDF pages are drawn by pypdfium2 in a child process, each within a deadline
+(`qa.drawing`). OCR runs only on pages without text, reports its progress a page at a
+time, and is bounded: an image over MAX_PIXELS is refused with one line, at most
+MAX_PAGES pages of one file are read (the rest are left out, with a logged line saying
+so), and a page PDFium cannot draw in time is left out with the pages after it (a
+logged line). `qa index --no-ocr` (Settings.ocr) turns it off.
 """
 
 import functools
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from qa import drawing
 from qa.errors import LoadError
 from qa.loaders.base import Loaded, Reading, join_pages
 
@@ -55,24 +58,37 @@ def content_title(text: str) -> str:
 
 
 def read_blank_pages(data: bytes, pages: list[str], reading: Reading) -> list[str]:
-    """The PDF's page texts, those without text (scans) read by OCR from the rendered page;
-    a PDF that pypdf reads but PDFium cannot open keeps the text it has (logged)."""
+    """The PDF's page texts, those without text (scans) read by OCR from the drawn page; a
+    PDF that pypdf reads but PDFium cannot open keeps the text it has (logged), and so
+    do the pages from one PDFium cannot draw within its deadline on (`qa.drawing`)."""
     blank = [n for n, page in enumerate(pages) if not page.strip()]
     if not blank:
         return pages
-    import pypdfium2
-
     try:
-        document = pypdfium2.PdfDocument(data)
-    except pypdfium2.PdfiumError as error:
+        pdf = drawing.DrawnPdf(data)
+    except drawing.NotDrawn as error:
         log.warning("OCR skipped: PDFium cannot open this PDF (%s)", error)
         return pages
-    try:
-        images = (_render(document[n]) for n in blank)
-        read = dict(zip(blank, read_pages(images, len(blank), reading), strict=False))
-    finally:
-        document.close()
+    with pdf:
+        texts = read_pages(_drawn(pdf, blank), len(blank), reading)
+    read = dict(zip(blank, texts, strict=False))
     return [read.get(n, page) for n, page in enumerate(pages)]
+
+
+def _drawn(pdf: "drawing.DrawnPdf", indexes: list[int]) -> Iterator:
+    """The pages at `indexes` drawn for OCR (`draw_for_ocr`), until one cannot be."""
+    for n in indexes:
+        try:
+            yield draw_for_ocr(pdf, n)
+        except drawing.NotDrawn as error:
+            log.warning("OCR stopped: %s; this page and the pages without text after it "
+                        "are left out", error)
+            return
+
+
+def draw_for_ocr(pdf: "drawing.DrawnPdf", index: int):
+    """Page `index` as OCR reads it: at RENDER_DPI, but no side over MAX_SIDE pixels."""
+    return pdf.draw(index, MAX_SIDE, RENDER_DPI)
 
 
 def read_pages(images: Iterable, count: int, reading: Reading) -> list[str]:
@@ -118,26 +134,28 @@ def _open_image(data: bytes):
 
 def _frames(image) -> Iterator:
     """The frames of an image (one, or a TIFF's pages), each decoded only when it is
-    asked for and only after its pixel count is checked."""
+    asked for (`decoded`)."""
     from PIL import ImageSequence
 
     try:
         for frame in ImageSequence.Iterator(image):
-            width, height = frame.size
-            if width * height > MAX_PIXELS:
-                raise LoadError(f"the image is {width:,} × {height:,} pixels "
-                                f"({width * height / 1e6:.0f} megapixels); the limit is "
-                                f"{MAX_PIXELS / 1e6:.0f} megapixels")
-            yield frame.convert("RGB")
-    except OSError as error:  # a damaged or truncated image is read only here
+            yield decoded(frame)
+    except OSError as error:  # a damaged TIFF's next frame cannot be found
         raise LoadError(f"not a readable image: {error}") from error
 
 
-def _render(page):
-    """A PDF page as a PIL image, at RENDER_DPI but no side over MAX_SIDE pixels."""
-    width, height = page.get_size()  # in points, 72 to the inch
-    scale = min(RENDER_DPI / 72, MAX_SIDE / max(width, height, 1))
-    return page.render(scale=scale).to_pil().convert("RGB")
+def decoded(frame):
+    """The frame an image is at, decoded in RGB once its pixel count is checked;
+    LoadError if it is too large or damaged."""
+    width, height = frame.size
+    if width * height > MAX_PIXELS:
+        raise LoadError(f"the image is {width:,} × {height:,} pixels "
+                        f"({width * height / 1e6:.0f} megapixels); the limit is "
+                        f"{MAX_PIXELS / 1e6:.0f} megapixels")
+    try:
+        return frame.convert("RGB")
+    except OSError as error:  # a damaged or truncated image is read only here
+        raise LoadError(f"not a readable image: {error}") from error
 
 
 def _read(image) -> str:

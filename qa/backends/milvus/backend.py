@@ -41,7 +41,14 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.backends.base import MAX_KEYWORDS, ChunkRow, DocumentInfo, FileState, SentenceRow
+from qa.backends.base import (
+    MAX_KEYWORDS,
+    ChunkRow,
+    DocumentInfo,
+    FileState,
+    SentenceRow,
+    recorded_dim,
+)
 from qa.chunking import Chunk
 from qa.documents import Document
 from qa.errors import QAError
@@ -149,8 +156,8 @@ class MilvusBackend:
                         ("part", DataType.INT64, {}), ("text", DataType.VARCHAR, text)],
               auto_id=True)
         dim = self.meta("dim")
-        if dim:
-            self._create_vector_tables(int(dim))
+        if dim is not None:
+            self._create_vector_tables(recorded_dim(dim))
 
     def _create_vector_tables(self, dim: int) -> None:
         from pymilvus import DataType, Function, FunctionType

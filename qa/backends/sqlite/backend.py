@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.backends.base import ChunkRow, DocumentInfo, FileState, SentenceRow
+from qa.backends.base import ChunkRow, DocumentInfo, FileState, SentenceRow, recorded_dim
 from qa.backends.sqlite.keywords import FOLDER as KEYWORDS
 from qa.backends.sqlite.keywords import KeywordIndex, KeywordsDamaged
 from qa.backends.sqlite.store import Store
@@ -431,6 +431,4 @@ def _file_id(path: Path) -> tuple[int, int]:
 
 def _dim(store: Store) -> int:
     """The vectors' dimension, which an index records when it is created."""
-    dim = store.meta("dim")
-    assert dim is not None, "an index records its dimension when it is created"
-    return int(dim)
+    return recorded_dim(store.meta("dim"))

@@ -39,6 +39,7 @@ from qa.errors import QAError
 
 log = logging.getLogger(__name__)
 SCHEMA_VERSION = 4  # of the tables below; a newer database is refused, never written
+SHM_BYTES = 32 << 10  # the shared memory of a WAL (-shm) a connection that may write maps
 # documents.text is UTF-8, zlib-compressed (text_blob); no comment in the SQL below, which
 # SQLite keeps and rewrites on ALTER TABLE
 _SCHEMA = """
@@ -80,14 +81,16 @@ class Store:
     """A connection to one index database, safe to share between threads.
 
     A database in a folder this process cannot write is opened read-only (and, if
-    no writer has it open, as immutable: SQLite then needs no lock files beside it).
+    no writer has it open, as immutable: SQLite then needs no lock files beside it), and
+    so is one on a disk too full for the shared memory of its WAL (`_no_room_for_shm`):
+    a search writes nothing, and a write says that the disk is full.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
             self.readonly = not os.access(path.parent, os.W_OK) or (
-                path.exists() and not os.access(path, os.W_OK))
+                path.exists() and not os.access(path, os.W_OK)) or _no_room_for_shm(path)
             if not path.exists() and not self.readonly:
                 # private from the start; SQLite gives its -wal file the same mode
                 os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
@@ -408,7 +411,8 @@ def _layout(db: sqlite3.Connection) -> dict[str, list[str]]:
 def _database_error(path: Path, error: sqlite3.DatabaseError) -> QAError:
     """A clear message for a database that cannot be used; advice to rebuild only if damaged."""
     name = getattr(error, "sqlite_errorname", "")
-    if name == "SQLITE_FULL" or (name.startswith("SQLITE_IOERR") and _disk_full(path)):
+    if name == "SQLITE_FULL" or (  # or opened read-only as the disk was full
+            name.startswith(("SQLITE_IOERR", "SQLITE_READONLY")) and _disk_full(path)):
         return QAError(f"the disk holding the index database {path} is full: nothing of this "
                        "write was saved (what was indexed before is intact); free some space "
                        "and try again")
@@ -421,13 +425,29 @@ def _database_error(path: Path, error: sqlite3.DatabaseError) -> QAError:
                    "away and rebuild it with: qa index PATHS")
 
 
+def _no_room_for_shm(path: Path) -> bool:
+    """Whether the disk holding the database is too full for the shared memory of its WAL
+    (the -shm file, SHM_BYTES) that a connection which may write makes if it is not there
+    yet: it would fail to open, leaving an -shm too short for a read-only one too."""
+    try:
+        made = path.with_name(path.name + "-shm").stat().st_size >= SHM_BYTES
+    except OSError:  # none yet
+        made = False
+    return not made and path.exists() and _free(path) < 2 * SHM_BYTES
+
+
 def _disk_full(path: Path) -> bool:
     """Whether the disk holding `path` has less than 1 MiB free: SQLite reports a disk too
     full for its WAL's shared memory (-shm) to grow as an I/O error, not SQLITE_FULL."""
+    return _free(path) < 1 << 20
+
+
+def _free(path: Path) -> int:
+    """The bytes free on the disk holding `path` (as many as a disk can hold if unknown)."""
     try:
-        return shutil.disk_usage(path.parent).free < 1 << 20
+        return shutil.disk_usage(path.parent).free
     except OSError:
-        return False
+        return 1 << 62
 
 
 def _next_chunk_id(db: sqlite3.Connection) -> int:

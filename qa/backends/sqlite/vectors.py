@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from qa.backends.base import REBUILD
 from qa.errors import QAError
 
 log = logging.getLogger(__name__)
@@ -106,9 +107,18 @@ class VectorIndex:
 
     def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
         if len(ids):
-            vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(ids), self.dim)
+            vectors = self._rows(vectors)
             with self._lock:
                 self._index.add_with_ids(vectors, np.asarray(ids, dtype=np.int64))
+
+    def _rows(self, vectors: np.ndarray) -> np.ndarray:
+        """`vectors` as rows of float32; QAError if they are not of this index's dimension
+        (the one the database records, which may be damaged)."""
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape[1] != self.dim:
+            raise QAError(f"the index is damaged: it records vectors of {self.dim} dimensions, "
+                          f"and holds or is asked with some of {vectors.shape[-1]}; {REBUILD}")
+        return vectors
 
     def remove(self, ids: Iterable[int]) -> None:
         ids = np.fromiter(ids, dtype=np.int64)
@@ -118,7 +128,7 @@ class VectorIndex:
 
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """(scores, ids), each (n_queries, k), best first; id -1 pads when fewer exist."""
-        queries = np.ascontiguousarray(queries, dtype=np.float32).reshape(-1, self.dim)
+        queries = self._rows(queries)
         if len(self) == 0:
             shape = (len(queries), k)
             return np.zeros(shape, dtype=np.float32), np.full(shape, -1, dtype=np.int64)
