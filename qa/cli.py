@@ -100,6 +100,9 @@ def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
                                                 "every document already indexed)")
     index.add_argument("--rebuild", action="store_true",
                        help="index everything afresh, e.g. after changing --model")
+    index.add_argument("--precision", choices=("bfloat16", "float32"), default=None,
+                       help="what the model computes in (default: the index's own; for a new "
+                            "index bfloat16 where the CPU has it natively, else float32)")
     index.add_argument("--strict", action="store_true", help="exit 1 if any file failed")
     index.add_argument("--max-file-mb", type=float, default=Settings().max_file_mb,
                        help="skip larger files (default: %(default)g)")
@@ -369,7 +372,8 @@ def _discard(args: argparse.Namespace, cache: Path) -> None:
 
 def _settings(args: argparse.Namespace) -> Settings:
     limit = getattr(args, "max_file_mb", None)  # only `qa index` has these options
-    return Settings(model=args.model, ocr=getattr(args, "ocr", True),
+    return Settings(model=args.model, precision=getattr(args, "precision", None),
+                    ocr=getattr(args, "ocr", True),
                     ocr_pages=getattr(args, "ocr_pages", Settings().ocr_pages),
                     **({"max_file_mb": limit} if limit else {}))
 
