@@ -84,7 +84,7 @@ ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quo
 READ_PASSAGES = 5  # the reader (`qa.reader`) reads this many top passages
 Read = Callable[[str, Sequence[str]], list[Reading]]  # the reader, as `compose_answer` takes it
 WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0,
-           "subject": 2.0, "listing": 2.0}
+           "subject": 2.0, "listing": 2.0, "reader": 1.0}
 # a second quote must be an answer of the kind asked as much as the first is (a date, a
 # name, the doer): not merely close behind it
 KIND_SIGNALS = ("answer_type", "doer", "subject")
@@ -127,6 +127,7 @@ class Signals:
     doer: float = 0.0
     subject: float = 0.0
     listing: float = 0.0
+    reader: float = 0.0
 
     def score(self) -> float:
         return sum(WEIGHTS[f.name] * getattr(self, f.name) for f in fields(self))
@@ -174,7 +175,8 @@ def assess(
     asked: the user's own words, when `question` is them read with earlier turns: only a
         name they hold refuses the question when no passage holds it.
     readings: what the reader found in each of the top hits (`hits[i]` for reading i):
-        the sentence holding its best span is quoted first, and its margin is a feature.
+        a sentence holding a span weighs more the surer the reader is of it, and the best
+        span's scores are features.
     """
     by_chunk = {hit.chunk_id: hit for hit in hits[:ANSWER_PASSAGES]}
     candidates = _candidates(sentences, by_chunk)
@@ -186,37 +188,32 @@ def assess(
     known = {term for term, n in frequencies.items() if n}
     wanted = spellings(question, held, known)
     idf = _blend(inverse_document_frequency(frequencies, passages), candidates)
-    signals = _signals(question, wanted, candidates, similarities, idf)
+    signals = _signals(question, wanted, candidates, similarities, idf,
+                       _reader_signals(candidates, hits, readings))
     chosen = _best_two(signals, similarities)
-    span = _best_span(hits, readings)
-    holder = _holder(candidates, span)
-    if holder is not None:
-        chosen = [holder] + [i for i in chosen if i != holder][:1]
     user = asked or question  # a follow-up's own words: the turns before it asked elsewhere
     features = answer_features(user, spellings(user, held, known), idf, candidates, signals,
-                               chosen[0], held, span[1].margin if span else None)
+                               chosen[0], held) | answerability.reader_features(readings)
+    span = max(((hits[r.passage], r) for r in readings), key=lambda found: found[1].margin,
+               default=None)
     return Assessment(candidates, signals, chosen, features,
                       _names_unknown(asked or question, wanted, known | held,
-                                     [c.text for c in candidates]), wanted, idf,
-                      span)
+                                     [c.text for c in candidates]), wanted, idf, span)
 
 
-def _best_span(hits: Sequence[Hit], readings: Sequence[Reading]) -> tuple[Hit, Reading] | None:
-    """The reading with the widest margin over no-answer, with its passage's hit."""
-    if not readings:
-        return None
-    best = max(readings, key=lambda reading: reading.margin)
-    return hits[best.passage], best
-
-
-def _holder(candidates: Sequence["_Candidate"], span: tuple[Hit, Reading] | None) -> int | None:
-    """The candidate sentence that holds the start of the reader's span."""
-    if span is None:
-        return None
-    hit, reading = span
-    start = hit.start + reading.start
-    return next((i for i, c in enumerate(candidates) if c.hit.source == hit.source
-                 and c.sentence.start <= start < c.sentence.end), None)
+def _reader_signals(candidates: Sequence["_Candidate"], hits: Sequence[Hit],
+                    readings: Sequence[Reading]) -> list[float]:
+    """Each candidate's reader signal: how sure the reader is (the logistic of its margin)
+    of a span that starts in the sentence, 0 for a sentence holding none."""
+    signal = [0.0] * len(candidates)
+    for reading in readings:
+        hit = hits[reading.passage]
+        start = hit.start + reading.start
+        for i, c in enumerate(candidates):
+            if c.hit.source == hit.source and c.sentence.start <= start < c.sentence.end:
+                sure = 1.0 / (1.0 + math.exp(-max(min(reading.margin, 40.0), -40.0)))
+                signal[i] = max(signal[i], sure)
+    return signal
 
 
 def compose_answer(
@@ -259,11 +256,22 @@ def compose_answer(
     answer = quoted(question, spans, score)
     first = lead(asked or question, answer.citations[0].quote,
                  _text(best.hit, best.previous) if best.previous else "",
-                 assessment.span_text if model.sure_of_span(assessment.features) else None)
+                 _sure_span(assessment, answer.citations[0], model.span_margin))
     if first is None:
         return answer
     opening = first if first.endswith((".", ":", "!", "?")) else f"{first}."
     return replace(answer, text=f"{opening} {answer.text}")
+
+
+def _sure_span(assessment: Assessment, first: Citation, margin: float) -> str | None:
+    """The reader's best span, when its margin reaches `margin` and the first quote holds
+    it: the value an answer may say before its quote."""
+    if assessment.span is None or assessment.span[1].margin < margin:
+        return None
+    hit, reading = assessment.span
+    start = hit.start + reading.start
+    inside = hit.source == first.hit.source and first.start <= start < first.end
+    return assessment.span_text if inside else None
 
 
 def _claim_answer(claim: str, query_vector: np.ndarray, hits: Sequence[Hit],
@@ -284,14 +292,13 @@ def _claim_answer(claim: str, query_vector: np.ndarray, hits: Sequence[Hit],
 def answer_features(
     question: str, wanted: Mapping[str, str], idf: Mapping[str, float],
     candidates: Sequence["_Candidate"], signals: Sequence[Signals], best: int,
-    held: set[str], margin: float | None = None,
+    held: set[str],
 ) -> dict[str, float]:
-    """The answerability features (`qa.answerability.FEATURES`) of candidate `best`;
-    `margin`: the reader's, over no-answer, for its best span (None: nothing was read)."""
+    """The answerability features (`qa.answerability.FEATURES`) of candidate `best`, but
+    the reader's (`qa.answerability.reader_features`)."""
     chosen = candidates[best]
     window = _window_text(chosen)
     return {
-        "reader": answerability.reader_feature(margin),
         "similarity": max(signal.similarity for signal in signals),
         "missing_rare": _rarest_missing(wanted, idf, set(content_words(window))),
         "missing_everywhere": _rarest_missing(wanted, idf, held),
@@ -435,10 +442,10 @@ class _Candidate:
 
 def _signals(
     question: str, wanted: Mapping[str, str], candidates: Sequence[_Candidate],
-    similarities: np.ndarray, idf: Mapping[str, float],
+    similarities: np.ndarray, idf: Mapping[str, float], reader: Sequence[float],
 ) -> list[Signals]:
     """Each candidate's Signals; `wanted`: the question's words and how the candidates
-    spell them (`spellings`)."""
+    spell them (`spellings`); `reader`: each one's reader signal (`_reader_signals`)."""
     typed = answer_type(question)
     verb = asked_verb(question)
     subject = yes_no_subject(question)
@@ -446,7 +453,8 @@ def _signals(
     counts = [named_things(question, c.text) if listing else 0 for c in candidates]
     most = max(counts, default=0) or 1
     signals = []
-    for candidate, similarity, count in zip(candidates, similarities, counts, strict=True):
+    for candidate, similarity, count, read in zip(candidates, similarities, counts, reader,
+                                                  strict=True):
         hit = candidate.hit
         window = " ".join(_text(hit, s) for s in (candidate.previous, candidate.following) if s)
         text = candidate.text
@@ -460,6 +468,7 @@ def _signals(
             doer=names_the_doer(question, verb, candidate.text) if verb else 0.0,
             subject=leads_with(subject, candidate.text),
             listing=count / most,
+            reader=read,
         ))
     return signals
 

@@ -29,30 +29,37 @@ from pathlib import Path
 
 import numpy as np
 
+from qa.reader import Reading
+
 WEIGHTS_FILE = Path(__file__).with_name("answerability.json")
 FEATURES = (
-    "reader",  # the reader's margin for its best span over no-answer (`reader_feature`)
     "similarity",  # the highest cosine of a candidate sentence to the question
     "missing_rare",  # the rarest question word the sentence and its neighbours lack (0-1)
     "missing_everywhere",  # the rarest question word no candidate sentence holds (0-1)
     "number_missing",  # a number of the question is not in the sentence or its neighbours
     "negation_differs",  # one of question and sentence is negated, the other not
+    # the reader's (`qa.reader`), over the top passages: `reader_features`
+    "reader_span",  # the score of its best span (the widest margin over no-answer)
+    "reader_null",  # ... and that passage's no-answer score
 )
+MARGIN_CLIP = 30.0  # the reader's scores beyond this tell nothing more
+READER_FEATURES = FEATURES[-2:]
 L2 = 1.0  # the penalty on the weights (features are standardised first)
-MARGIN_CLIP = 20.0  # the reader's margins beyond this tell nothing more
 
 
 @dataclass(frozen=True, slots=True)
 class Model:
     """A fitted logistic regression over FEATURES: each feature is standardised by `mean`
     and `scale`, weighted, and summed with `bias`; `threshold` is the probability below
-    which an answer is refused."""
+    which an answer is refused; `span_margin` the reader's margin (`qa.reader`) from
+    which the value it reads is said before the quote."""
 
     weights: Mapping[str, float]
     bias: float
     mean: Mapping[str, float]
     scale: Mapping[str, float]
     threshold: float
+    span_margin: float = math.inf
 
     def probability(self, features: Mapping[str, float]) -> float:
         """The estimated probability that the sentence answers the question."""
@@ -80,10 +87,15 @@ def shipped() -> Model:
                  data["span_margin"])
 
 
-def reader_feature(margin: float | None) -> float:
-    """The reader's margin as a feature: clipped to MARGIN_CLIP, and at its floor when
-    nothing was read."""
-    return -MARGIN_CLIP if margin is None else max(-MARGIN_CLIP, min(margin, MARGIN_CLIP))
+def reader_features(readings: Sequence[Reading]) -> dict[str, float]:
+    """The reader's features (see FEATURES) from its readings of the top passages, in
+    their order; all at -MARGIN_CLIP when it read nothing."""
+    if not readings:
+        return dict.fromkeys(READER_FEATURES, -MARGIN_CLIP)
+    best = max(readings, key=lambda reading: reading.margin)
+    values = (best.span_score, best.null_score)
+    return {name: max(-MARGIN_CLIP, min(value, MARGIN_CLIP))
+            for name, value in zip(READER_FEATURES, values, strict=True)}
 
 
 def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[bool], threshold: float = 0.5,

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from qa.embedding import autocast, fastest_precision, model_location
 from qa.errors import QAError
 
 WEIGHTS_FILE = Path(__file__).with_name("reader.safetensors")
@@ -53,20 +54,23 @@ class Reading:
 class Reader:
     """A question-answering model and its tokenizer; `read` is safe from several threads."""
 
-    def __init__(self, model, tokenizer, max_tokens: int = MAX_TOKENS) -> None:
+    def __init__(self, model, tokenizer, max_tokens: int = MAX_TOKENS,
+                 precision: str = "float32") -> None:
         import torch
 
         self.model = model
         self.tokenizer = tokenizer
         self.max_tokens = max_tokens
+        self.precision = precision  # what the model computes in (qa.embedding.PRECISIONS)
         self._torch = torch
         self._lock = threading.Lock()
 
     @classmethod
-    def load(cls, model_path: str | Path, weights: Path = WEIGHTS_FILE) -> "Reader":
+    def load(cls, model_path: str | Path, weights: Path = WEIGHTS_FILE,
+             precision: str = "float32") -> "Reader":
         """The base model at `model_path` with the fine-tuned `weights` over it."""
         from safetensors.torch import load_file
-        from transformers import BertTokenizerFast
+        from transformers import BertTokenizer  # the fast one (transformers 5)
 
         if not weights.is_file():
             raise QAError(f"the reader's weights are missing: {weights}")
@@ -75,7 +79,8 @@ class Reader:
         missing, unexpected = model.load_state_dict(tuned, strict=False)
         if unexpected or "qa_outputs.weight" in missing:
             raise QAError(f"the reader's weights do not fit the model: {weights}")
-        return cls(model.eval(), BertTokenizerFast.from_pretrained(model_path))
+        return cls(model.eval(), BertTokenizer.from_pretrained(model_path),
+                   precision=precision)
 
     def read(self, question: str, passages: Sequence[str]) -> list[Reading]:
         """One Reading per passage, in the passages' order (the best of its windows)."""
@@ -85,7 +90,7 @@ class Reader:
         mapping = encoded.pop("overflow_to_sample_mapping").tolist()
         offsets = encoded.pop("offset_mapping").tolist()
         sequence_ids = [encoded.sequence_ids(i) for i in range(len(mapping))]
-        with self._lock, self._torch.inference_mode():
+        with self._lock, self._torch.inference_mode(), autocast(self.precision):
             output = self.model(**encoded)
         starts = output.start_logits.float().numpy()
         ends = output.end_logits.float().numpy()
@@ -146,11 +151,11 @@ def base_model(model_path: str | Path):
 
 @functools.cache
 def shipped() -> Reader:
-    """The reader of the package's weights over the bundled all-MiniLM-L6-v2."""
-    from qa.embedding import model_location
+    """The reader of the package's weights over the bundled all-MiniLM-L6-v2, in bfloat16
+    where the CPU has it natively (as it was trained)."""
     from qa.settings import DEFAULT_MODEL
 
-    return Reader.load(model_location(DEFAULT_MODEL))
+    return Reader.load(model_location(DEFAULT_MODEL), precision=fastest_precision())
 
 
 def read_passages(question: str, passages: Sequence[str]) -> list[Reading]:
