@@ -235,8 +235,9 @@ def run(args: argparse.Namespace) -> dict:
     try:
         evaluate.write_corpus(corpus, corpus_dir)  # set-up, as `qa eval` does; not timed
 
-        settings = Settings()
-        embedder = load_embedder(settings.model or DEFAULT_MODEL, settings.batch_size)
+        settings = Settings(precision=args.precision)
+        embedder = load_embedder(settings.model or DEFAULT_MODEL, settings.batch_size,
+                                 args.precision)
         with Timer() as model_load:
             embedder.embed(["warm up"])  # loads the model: excluded from both timings
         result.update(model=embedder.name, model_load_s=model_load.seconds,
@@ -374,8 +375,9 @@ def compare_workers(args: argparse.Namespace) -> dict:
     if args.limit:
         corpus = dict(islice(corpus.items(), args.limit))
     work = Path(tempfile.mkdtemp(prefix="qa-ingest-workers-", dir=args.workdir))
-    settings = Settings()
-    embedder = load_embedder(settings.model or DEFAULT_MODEL, settings.batch_size)
+    settings = Settings(precision=args.precision)
+    embedder = load_embedder(settings.model or DEFAULT_MODEL, settings.batch_size,
+                             args.precision)
     sides = sorted({1, ingest.EMBED_WORKERS})
     for replica in embedder.replicas(max(sides)):  # models loaded before the timers
         replica.embed_passages(["warm up"], [[(0, 7)]])
@@ -472,6 +474,8 @@ def print_table(r: dict) -> None:
 
 
 def main() -> None:
+    from qa.embedding import PRECISIONS, fastest_precision
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path,
                         help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv")
@@ -487,6 +491,9 @@ def main() -> None:
                         help="torch threads for both sides (default: torch's own)")
     parser.add_argument("--compare-workers", type=int, default=0, metavar="ROUNDS",
                         help="time one embedding worker against EMBED_WORKERS instead")
+    parser.add_argument("--precision", choices=PRECISIONS, default=fastest_precision(),
+                        help="what the product's model computes in (default: qa's default "
+                             "here); the bare encode is sentence-transformers' own, float32")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     args = parser.parse_args()
     if args.compare_workers:

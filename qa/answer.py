@@ -46,7 +46,7 @@ import difflib
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
@@ -69,9 +69,11 @@ from qa.question_kinds import (
     negated,
     numbers,
     specific_names,
+    spells_out,
     states_a_value,
     yes_no_subject,
 )
+from qa.reader import Reading
 from qa.results import Answer, Citation
 from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
@@ -79,8 +81,10 @@ from qa.summary import headings as summary_headings
 from qa.summary import overview
 
 ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
+READ_PASSAGES = 5  # the reader (`qa.reader`) reads this many top passages
+Read = Callable[[str, Sequence[str]], list[Reading]]  # the reader, as `compose_answer` takes it
 WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0,
-           "subject": 2.0, "listing": 2.0}
+           "subject": 2.0, "listing": 2.0, "reader": 1.0}
 # a second quote must be an answer of the kind asked as much as the first is (a date, a
 # name, the doer): not merely close behind it
 KIND_SIGNALS = ("answer_type", "doer", "subject")
@@ -123,6 +127,7 @@ class Signals:
     doer: float = 0.0
     subject: float = 0.0
     listing: float = 0.0
+    reader: float = 0.0
 
     def score(self) -> float:
         return sum(WEIGHTS[f.name] * getattr(self, f.name) for f in fields(self))
@@ -135,8 +140,9 @@ class Signals:
 @dataclass(frozen=True, slots=True)
 class Assessment:
     """What `assess` found: the candidate sentences and their signals, the ones to quote
-    (best first), the answerability features of the best (`qa.answerability`), and
-    whether the question names something no passage holds."""
+    (best first), the answerability features of the best (`qa.answerability`), whether
+    the question names something no passage holds, and the reader's best span (its
+    passage's hit and the span's document offsets), if it read any."""
 
     candidates: Sequence["_Candidate"]
     signals: Sequence[Signals]
@@ -145,12 +151,21 @@ class Assessment:
     names_unknown: bool
     wanted: Mapping[str, str]
     idf: Mapping[str, float]
+    span: tuple[Hit, Reading] | None = None
+
+    @property
+    def span_text(self) -> str:
+        """The words of the reader's best span, as the passage has them."""
+        if self.span is None:
+            return ""
+        hit, reading = self.span
+        return hit.text[reading.start:reading.end]
 
 
 def assess(
     question: str, query_vector: np.ndarray, hits: Sequence[Hit],
     sentences: Sequence[SentenceRow], term_frequencies: tuple[Mapping[str, int], int],
-    asked: str | None = None,
+    asked: str | None = None, readings: Sequence[Reading] = (),
 ) -> Assessment | None:
     """The sentences of the top hits that best answer a question, and how likely they are
     to answer it; None when the passages hold no quotable sentence.
@@ -159,6 +174,9 @@ def assess(
         `question_terms(question)`, and how many passages it has.
     asked: the user's own words, when `question` is them read with earlier turns: only a
         name they hold refuses the question when no passage holds it.
+    readings: what the reader found in each of the top hits (`hits[i]` for reading i):
+        a sentence holding a span weighs more the surer the reader is of it, and the best
+        span's scores are features.
     """
     by_chunk = {hit.chunk_id: hit for hit in hits[:ANSWER_PASSAGES]}
     candidates = _candidates(sentences, by_chunk)
@@ -170,30 +188,53 @@ def assess(
     known = {term for term, n in frequencies.items() if n}
     wanted = spellings(question, held, known)
     idf = _blend(inverse_document_frequency(frequencies, passages), candidates)
-    signals = _signals(question, wanted, candidates, similarities, idf)
+    signals = _signals(question, wanted, candidates, similarities, idf,
+                       _reader_signals(candidates, hits, readings))
     chosen = _best_two(signals, similarities)
     user = asked or question  # a follow-up's own words: the turns before it asked elsewhere
     features = answer_features(user, spellings(user, held, known), idf, candidates, signals,
-                               chosen[0], held)
+                               chosen[0], held) | answerability.reader_features(readings)
+    span = max(((hits[r.passage], r) for r in readings), key=lambda found: found[1].margin,
+               default=None)
     return Assessment(candidates, signals, chosen, features,
-                      _names_unknown(asked or question, wanted, known | held), wanted, idf)
+                      _names_unknown(asked or question, wanted, known | held,
+                                     [c.text for c in candidates]), wanted, idf, span)
+
+
+def _reader_signals(candidates: Sequence["_Candidate"], hits: Sequence[Hit],
+                    readings: Sequence[Reading]) -> list[float]:
+    """Each candidate's reader signal: how sure the reader is (the logistic of its margin)
+    of a span that starts in the sentence, 0 for a sentence holding none."""
+    signal = [0.0] * len(candidates)
+    for reading in readings:
+        hit = hits[reading.passage]
+        start = hit.start + reading.start
+        for i, c in enumerate(candidates):
+            if c.hit.source == hit.source and c.sentence.start <= start < c.sentence.end:
+                sure = 1.0 / (1.0 + math.exp(-max(min(reading.margin, 40.0), -40.0)))
+                signal[i] = max(signal[i], sure)
+    return signal
 
 
 def compose_answer(
     question: str, query_vector: np.ndarray, hits: Sequence[Hit],
     sentences: Sequence[SentenceRow], term_frequencies: tuple[Mapping[str, int], int],
     min_score: float, answer_threshold: float | None = None, asked: str | None = None,
+    read: Read | None = None,
 ) -> Answer:
     """Quote the sentences of the top hits that best answer the question, or say none does.
 
     A question is answered when the answerability model (`qa.answerability`) finds its
     best sentence likely enough to answer it (`answer_threshold`, by default the model's
     own); a statement (a claim to find evidence for) when its most similar sentence
-    reaches `min_score`. See `assess` for the other arguments.
+    reaches `min_score`. `read`: the reader, which reads the top READ_PASSAGES passages.
+    See `assess` for the other arguments.
     """
     if not _is_question(question):
         return _claim_answer(question, query_vector, hits, sentences, min_score)
-    assessment = assess(question, query_vector, hits, sentences, term_frequencies, asked)
+    readings = read(question, [hit.text for hit in hits[:READ_PASSAGES]]) if read else []
+    assessment = assess(question, query_vector, hits, sentences, term_frequencies, asked,
+                        readings)
     if assessment is None:
         return Answer(question, NOT_FOUND, False, ())
     model = answerability.shipped()
@@ -214,11 +255,23 @@ def compose_answer(
                      for i in assessment.chosen])
     answer = quoted(question, spans, score)
     first = lead(asked or question, answer.citations[0].quote,
-                 _text(best.hit, best.previous) if best.previous else "")
+                 _text(best.hit, best.previous) if best.previous else "",
+                 _sure_span(assessment, answer.citations[0], model.span_margin))
     if first is None:
         return answer
     opening = first if first.endswith((".", ":", "!", "?")) else f"{first}."
     return replace(answer, text=f"{opening} {answer.text}")
+
+
+def _sure_span(assessment: Assessment, first: Citation, margin: float) -> str | None:
+    """The reader's best span, when its margin reaches `margin` and the first quote holds
+    it: the value an answer may say before its quote."""
+    if assessment.span is None or assessment.span[1].margin < margin:
+        return None
+    hit, reading = assessment.span
+    start = hit.start + reading.start
+    inside = hit.source == first.hit.source and first.start <= start < first.end
+    return assessment.span_text if inside else None
 
 
 def _claim_answer(claim: str, query_vector: np.ndarray, hits: Sequence[Hit],
@@ -241,7 +294,8 @@ def answer_features(
     candidates: Sequence["_Candidate"], signals: Sequence[Signals], best: int,
     held: set[str],
 ) -> dict[str, float]:
-    """The answerability features (`qa.answerability.FEATURES`) of candidate `best`."""
+    """The answerability features (`qa.answerability.FEATURES`) of candidate `best`, but
+    the reader's (`qa.answerability.reader_features`)."""
     chosen = candidates[best]
     window = _window_text(chosen)
     return {
@@ -388,10 +442,10 @@ class _Candidate:
 
 def _signals(
     question: str, wanted: Mapping[str, str], candidates: Sequence[_Candidate],
-    similarities: np.ndarray, idf: Mapping[str, float],
+    similarities: np.ndarray, idf: Mapping[str, float], reader: Sequence[float],
 ) -> list[Signals]:
     """Each candidate's Signals; `wanted`: the question's words and how the candidates
-    spell them (`spellings`)."""
+    spell them (`spellings`); `reader`: each one's reader signal (`_reader_signals`)."""
     typed = answer_type(question)
     verb = asked_verb(question)
     subject = yes_no_subject(question)
@@ -399,7 +453,8 @@ def _signals(
     counts = [named_things(question, c.text) if listing else 0 for c in candidates]
     most = max(counts, default=0) or 1
     signals = []
-    for candidate, similarity, count in zip(candidates, similarities, counts, strict=True):
+    for candidate, similarity, count, read in zip(candidates, similarities, counts, reader,
+                                                  strict=True):
         hit = candidate.hit
         window = " ".join(_text(hit, s) for s in (candidate.previous, candidate.following) if s)
         text = candidate.text
@@ -413,6 +468,7 @@ def _signals(
             doer=names_the_doer(question, verb, candidate.text) if verb else 0.0,
             subject=leads_with(subject, candidate.text),
             listing=count / most,
+            reader=read,
         ))
     return signals
 
@@ -482,13 +538,16 @@ def spellings(question: str, held: set[str], known: set[str]) -> dict[str, str]:
     return spelled
 
 
-def _names_unknown(question: str, wanted: Mapping[str, str], held: set[str]) -> bool:
+def _names_unknown(question: str, wanted: Mapping[str, str], held: set[str],
+                   texts: Sequence[str] = ()) -> bool:
     """Whether a name or number of the question (`specific_names`) is held by no passage:
     none of its words, as the passages spell them (`wanted`), is in `held` (index terms
-    and words of the candidate sentences)."""
+    and words of the candidate sentences), and, for an acronym, no candidate sentence
+    (`texts`) spells it out ("DPO": "Data Protection Officer")."""
     return any(
         not any(index_term(wanted.get(word, word)) in held or wanted.get(word, word) in held
                 for word in name)
+        and not (len(name) == 1 and any(spells_out(name[0], text) for text in texts))
         for name in specific_names(question))
 
 

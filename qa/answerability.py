@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from qa.reader import Reading
+
 WEIGHTS_FILE = Path(__file__).with_name("answerability.json")
 FEATURES = (
     "similarity",  # the highest cosine of a candidate sentence to the question
@@ -36,7 +38,12 @@ FEATURES = (
     "missing_everywhere",  # the rarest question word no candidate sentence holds (0-1)
     "number_missing",  # a number of the question is not in the sentence or its neighbours
     "negation_differs",  # one of question and sentence is negated, the other not
+    # the reader's (`qa.reader`), over the top passages: `reader_features`
+    "reader_span",  # the score of its best span (the widest margin over no-answer)
+    "reader_null",  # ... and that passage's no-answer score
 )
+MARGIN_CLIP = 30.0  # the reader's scores beyond this tell nothing more
+READER_FEATURES = FEATURES[-2:]
 L2 = 1.0  # the penalty on the weights (features are standardised first)
 
 
@@ -44,13 +51,15 @@ L2 = 1.0  # the penalty on the weights (features are standardised first)
 class Model:
     """A fitted logistic regression over FEATURES: each feature is standardised by `mean`
     and `scale`, weighted, and summed with `bias`; `threshold` is the probability below
-    which an answer is refused."""
+    which an answer is refused; `span_margin` the reader's margin (`qa.reader`) from
+    which the value it reads is said before the quote."""
 
     weights: Mapping[str, float]
     bias: float
     mean: Mapping[str, float]
     scale: Mapping[str, float]
     threshold: float
+    span_margin: float = math.inf
 
     def probability(self, features: Mapping[str, float]) -> float:
         """The estimated probability that the sentence answers the question."""
@@ -63,7 +72,8 @@ class Model:
             return {name: round(values[name], 6) for name in FEATURES}
         return {"features": list(FEATURES), "weights": rounded(self.weights),
                 "bias": round(self.bias, 6), "mean": rounded(self.mean),
-                "scale": rounded(self.scale), "threshold": round(self.threshold, 6)}
+                "scale": rounded(self.scale), "threshold": round(self.threshold, 6),
+                "span_margin": round(self.span_margin, 6)}
 
 
 @functools.cache
@@ -73,7 +83,19 @@ def shipped() -> Model:
     if tuple(data["features"]) != FEATURES:
         raise RuntimeError(f"{WEIGHTS_FILE.name} was fitted to other features: refit it with "
                            "benchmarks/answerability.py")
-    return Model(data["weights"], data["bias"], data["mean"], data["scale"], data["threshold"])
+    return Model(data["weights"], data["bias"], data["mean"], data["scale"], data["threshold"],
+                 data["span_margin"])
+
+
+def reader_features(readings: Sequence[Reading]) -> dict[str, float]:
+    """The reader's features (see FEATURES) from its readings of the top passages, in
+    their order; all at -MARGIN_CLIP when it read nothing."""
+    if not readings:
+        return dict.fromkeys(READER_FEATURES, -MARGIN_CLIP)
+    best = max(readings, key=lambda reading: reading.margin)
+    values = (best.span_score, best.null_score)
+    return {name: max(-MARGIN_CLIP, min(value, MARGIN_CLIP))
+            for name, value in zip(READER_FEATURES, values, strict=True)}
 
 
 def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[bool], threshold: float = 0.5,

@@ -23,6 +23,7 @@ from qa.answer import (
     ANSWER_PASSAGES,
     NO_DOCUMENTS,
     NOT_FOUND,
+    Read,
     compose_answer,
     compose_summary,
     question_terms,
@@ -47,13 +48,14 @@ AnswerInputs = tuple[np.ndarray, list[Hit], list[SentenceRow], tuple[dict[str, i
 
 @dataclass(frozen=True, slots=True)
 class Asker:
-    """What answering needs: the index's backend and embedder, and the refusal thresholds
-    (see `Settings`)."""
+    """What answering needs: the index's backend and embedder, the refusal thresholds
+    (see `Settings`) and the reader (`qa.reader`)."""
 
     backend: Backend
     embedder: Embedder
     min_score: float
     answer_threshold: float | None = None
+    read: Read | None = None
 
     def search(
         self, queries: list[str], k: int, mode: Mode = "hybrid", within: list[str] | None = None
@@ -87,7 +89,8 @@ class Asker:
         if computed:
             return Response.of(replace(computed, question=question))
         extractive = compose_answer(query, query_vector, hits, sentences, frequencies,
-                                    self.min_score, self.answer_threshold, asked=question)
+                                    self.min_score, self.answer_threshold, asked=question,
+                                    read=self.read)
         extractive = replace(extractive, question=question)
         if within is not None and extractive.text == NOT_FOUND:
             extractive = replace(extractive, text=not_found_in(scope or "the documents chosen"))

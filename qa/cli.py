@@ -25,6 +25,7 @@ from qa.backends import KINDS, BackendConfig
 from qa.errors import QAError, printable
 from qa.search import MAX_K, MODES
 from qa.settings import Settings
+from qa.squad import READER_FOLDS
 
 DEFAULT_INDEX = ".qa-index"
 COMMANDS_GROUP = "qa.commands"
@@ -99,6 +100,9 @@ def _parser(plugins: Mapping[str, Register]) -> argparse.ArgumentParser:
                                                 "every document already indexed)")
     index.add_argument("--rebuild", action="store_true",
                        help="index everything afresh, e.g. after changing --model")
+    index.add_argument("--precision", choices=("bfloat16", "float32"), default=None,
+                       help="what the model computes in (default: the index's own; for a new "
+                            "index bfloat16 where the CPU has it natively, else float32)")
     index.add_argument("--strict", action="store_true", help="exit 1 if any file failed")
     index.add_argument("--max-file-mb", type=float, default=Settings().max_file_mb,
                        help="skip larger files (default: %(default)g)")
@@ -241,9 +245,12 @@ def _add_eval(commands, common: argparse.ArgumentParser) -> None:
                           help="where the corpus index lives (default: %(default)s)")
         kind.add_argument("--milvus-uri", metavar="URI", default=None,
                           help="Milvus Lite file or server (default: milvus.db in the index)")
-        kind.add_argument("--split", choices=["all", "even", "odd"], default="all",
+        folds = [f"fold{i}" for i in range(READER_FOLDS)] if kind is squad else []
+        kind.add_argument("--split", choices=["all", "even", "odd", *folds], default="all",
                           help="queries with even ids, or SQuAD articles with an even title "
-                               "hash (for tuning), or the odd ones (held out)")
+                               "hash (for tuning), or the odd ones (held out)"
+                               + ("; or one of the reader's three folds of articles"
+                                  if folds else ""))
         kind.add_argument("--json", action="store_true", help="print JSON")
         kind.add_argument("-v", "--verbose", action="store_true", help="log what happens")
 
@@ -347,13 +354,14 @@ def _eval_squad(args: argparse.Namespace) -> int:
 
 
 def _print_squad_table(rows: dict[str, dict]) -> None:
-    metrics = ("quote@1", "quote@any", "passage@5", "false_refusal", "refused_impossible")
+    metrics = ("quote@1", "quote@any", "passage@5", "false_refusal", "refused_impossible",
+               "opens_with_answer", "wrong_short_openings")
     width = max(map(len, rows)) + 2
-    print(f"{'':<{width}}{'questions':>10}" + "".join(f"{m:>20}" for m in metrics)
+    print(f"{'':<{width}}{'questions':>10}" + "".join(f"{m:>21}" for m in metrics)
           + f"{'ask p50 ms':>12}")
     for label, figures in rows.items():
         print(f"{label:<{width}}{figures['questions']:>10}"
-              + "".join(f"{figures[m]:>20.3f}" for m in metrics)
+              + "".join(f"{figures[m]:>21.3f}" for m in metrics)
               + f"{figures['ask_p50_ms']:>12.1f}")
 
 
@@ -364,7 +372,8 @@ def _discard(args: argparse.Namespace, cache: Path) -> None:
 
 def _settings(args: argparse.Namespace) -> Settings:
     limit = getattr(args, "max_file_mb", None)  # only `qa index` has these options
-    return Settings(model=args.model, ocr=getattr(args, "ocr", True),
+    return Settings(model=args.model, precision=getattr(args, "precision", None),
+                    ocr=getattr(args, "ocr", True),
                     ocr_pages=getattr(args, "ocr_pages", Settings().ocr_pages),
                     **({"max_file_mb": limit} if limit else {}))
 

@@ -66,7 +66,7 @@ class _Worker:
 
         torch.set_num_threads(1)  # an actor has a CPU of its own (less, locally: 0.75)
         self.settings = settings
-        self.embedder = load_embedder(settings.model, settings.batch_size)
+        self.embedder = load_embedder(settings.model, settings.batch_size, settings.precision)
         self.run_pages = RunPages(settings.ocr_pages)  # each worker its own
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

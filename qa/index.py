@@ -24,12 +24,13 @@ from qa.backends import (
     open_backend,
 )
 from qa.collections import Collections, check_name
-from qa.embedding import Embedder, load_embedder
+from qa.embedding import Embedder, fastest_precision, load_embedder
 from qa.errors import QAError
 from qa.files import canonical
 from qa.ingest import Report
 from qa.llm import LLMConfig
 from qa.locking import write_lock
+from qa.reader import read_passages
 from qa.rebuild import finish_swap, swap_in
 from qa.response import Response
 from qa.results import Answer
@@ -54,7 +55,8 @@ class Index:
         self.settings = settings
         self._embedder = embedder
         self.collections = Collections(path)
-        self._asker = Asker(backend, embedder, settings.min_score, settings.answer_threshold)
+        self._asker = Asker(backend, embedder, settings.min_score, settings.answer_threshold,
+                            read_passages)
         self.llm = llm  # the language model of mode="llm" answers, if any
 
     # -- opening -----------------------------------------------------------------
@@ -124,11 +126,19 @@ class Index:
                 f"{settings.model!r}; to switch, rebuild it: "
                 f"qa --index {path} index --rebuild --model {settings.model}"
             )
+        precision = (backend.meta("precision") or "float32") if recorded else None
+        if precision and settings.precision and settings.precision != precision:
+            backend.close()
+            raise QAError(
+                f"the index at {path} was embedded in {precision}, not {settings.precision}; "
+                f"to switch, rebuild it: qa --index {path} index --rebuild "
+                f"--precision {settings.precision}")
         model = recorded or settings.model or DEFAULT_MODEL
-        settings = replace(settings, model=model)
-        embedder = load_embedder(model, settings.batch_size)  # loads on first use
+        precision = precision or settings.precision or fastest_precision()
+        settings = replace(settings, model=model, precision=precision)
+        embedder = load_embedder(model, settings.batch_size, precision)  # loads on first use
         if not recorded:
-            backend.set_meta({"model": model, "dim": str(embedder.dim)})
+            backend.set_meta({"model": model, "dim": str(embedder.dim), "precision": precision})
         return cls(path, backend, embedder, settings, llm)
 
     @classmethod

@@ -214,7 +214,7 @@ def _frame(data: bytes, page: int):
     after the checks OCR makes at indexing (PIL's decompression-bomb limit,
     ocr.MAX_PIXELS, with their messages); and how many frames are shown: at most
     ocr.MAX_PAGES, the frames indexing reads."""
-    image = ocr._open_image(data)
+    image = ocr.open_image(data)
     count = _frame_count(image)
     if page > count == ocr.MAX_PAGES:
         raise QAError(f"there is no page {page} to show: the viewer shows the first "
@@ -256,7 +256,7 @@ def _read_lines(picture) -> Lines:
     """Each line RapidOCR reads in `picture`, with its box as fractions of it."""
     import numpy as np
 
-    result = ocr._engine()(np.asarray(picture))
+    result = ocr.engine()(np.asarray(picture))
     lines = []
     boxes = result.boxes if result.boxes is not None else ()
     for text, points in zip(result.txts or (), boxes, strict=False):

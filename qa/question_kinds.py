@@ -309,6 +309,33 @@ def named_things(question: str, text: str) -> int:
     return max(len(runs), len(_ITEM_BREAK.findall(text)) + 1)
 
 
+_INITIALS_SKIP = frozenset(("of", "and", "for", "the", "&"))
+
+
+def spells_out(acronym: str, text: str) -> bool:
+    """Whether `text` holds words whose initials spell `acronym` ("dpo": "Data Protection
+    Officer", "hse": "Health and Safety Executive"): consecutive words, each capitalised but
+    for the small ones ("of", "and", "for", "the") that an acronym skips."""
+    letters = acronym.lower()
+    if len(letters) < 2 or not letters.isalpha():
+        return False
+    words = WORD.findall(text)
+    for i in range(len(words)):
+        spelled, j = "", i
+        while j < len(words) and len(spelled) < len(letters):
+            word = words[j]
+            if word.lower() in _INITIALS_SKIP and spelled:
+                j += 1
+                continue
+            if not word[0].isupper() or word[0].lower() != letters[len(spelled)]:
+                break
+            spelled += word[0].lower()
+            j += 1
+        if spelled == letters:
+            return True
+    return False
+
+
 def specific_names(question: str) -> list[list[str]]:
     """The names (runs of capitalised words past the question's first word; an acronym
     alone) and numbers of a question, each as its lower-case words: what a passage must

@@ -15,6 +15,12 @@ when a gold answer is contained in it.
 - passage@5: ... for which one of the top five passages searched contains one;
 - false_refusal: answerable questions answered "not found";
 - refused_impossible: SQuAD 2.0's unanswerable questions answered "not found";
+- opens_with_answer: ... whose answer opens with a gold answer: the words before its first
+  full stop or citation marker ("1871. It was built in 1871 [1]") are at most
+  OPENING_WORDS and contain one;
+- short_openings: answers (to any question) that open with at most SHORT_OPENING words
+  before their first full stop or marker, and wrong_short_openings: the share of those
+  that hold no gold answer (a value said first that is wrong);
 - ask_p50_ms: the median time of `Index.ask`.
 
 The figures are also given per article (`by_article`): with no rule fitted inside a
@@ -40,6 +46,9 @@ from qa.evaluate import save_chart
 
 _PUNCTUATION = set(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
+_OPENING_END = re.compile(r"\[\d+\]|\.(?=\s|$)")
+OPENING_WORDS, SHORT_OPENING = 12, 5
+READER_FOLDS = 3  # the development articles are cut in three to fit the reader
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +89,8 @@ class Outcome:
     score: float
     seconds: float
     article: str = ""
+    opening_words: int = 0  # words before the answer's first full stop or marker
+    opening_right: bool = False  # ... and they contain a gold answer
 
 
 def normalize(text: str) -> str:
@@ -94,13 +105,26 @@ def contains_answer(text: str, answers: Sequence[str]) -> bool:
     return any(f" {normalize(a)} " in haystack for a in answers if normalize(a))
 
 
+def opening(text: str) -> str:
+    """What an answer says before its first full stop or citation marker."""
+    return _OPENING_END.split(text, maxsplit=1)[0].strip()
+
+
+def fold_of(title: str, folds: int) -> int:
+    """The fold (0 to folds - 1) of the article titled `title`: the CRC-32 of the title
+    modulo `folds`, so the same for any SQuAD file."""
+    return zlib.crc32(title.encode()) % folds
+
+
 def load_squad(path: str | Path, split: str = "all") -> list[Article]:
-    """Articles of a SQuAD v1.1 or v2.0 JSON file, all or one half of them (see module doc)."""
+    """Articles of a SQuAD v1.1 or v2.0 JSON file, all or one half of them (see module
+    doc), or one fold of three ("fold0", "fold1", "fold2": `fold_of`)."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     articles = []
     for article in data["data"]:
         title = article["title"]
-        if split != "all" and zlib.crc32(title.encode()) % 2 != (split == "odd"):
+        if split in ("even", "odd") and fold_of(title, 2) != (split == "odd") or \
+                split.startswith("fold") and fold_of(title, READER_FOLDS) != int(split[4:]):
             continue
         paragraphs = tuple(p["context"].strip() for p in article["paragraphs"])
         questions = tuple(
@@ -134,12 +158,14 @@ def ask_all(index, articles: Sequence[Article], mode: str = "extractive") -> lis
         seconds = time.perf_counter() - started
         quotes = [c.quote for c in answer.citations] if answer.found else []
         passages = [hit.text for hit in index.search(question.text, k=5)]
+        opened = opening(answer.text) if answer.found else ""
         outcomes.append(Outcome(
             question.answerable, answer.found,
             bool(quotes) and contains_answer(quotes[0], question.answers),
             any(contains_answer(q, question.answers) for q in quotes),
             any(contains_answer(p, question.answers) for p in passages),
-            answer.score, seconds, article.title,
+            answer.score, seconds, article.title, len(opened.split()),
+            contains_answer(opened, question.answers),
         ))
     return outcomes
 
@@ -152,6 +178,8 @@ def metrics(outcomes: Sequence[Outcome]) -> dict[str, float | int]:
     def share(items: Sequence[Outcome], test) -> float:
         return sum(map(test, items)) / len(items) if items else 0.0
 
+    short = [o for o in outcomes if o.found and 0 < o.opening_words <= SHORT_OPENING]
+
     return {
         "questions": len(outcomes), "answerable": len(answerable), "impossible": len(impossible),
         "quote@1": share(answerable, lambda o: o.found and o.first_right),
@@ -159,6 +187,10 @@ def metrics(outcomes: Sequence[Outcome]) -> dict[str, float | int]:
         "passage@5": share(answerable, lambda o: o.passage_right),
         "false_refusal": share(answerable, lambda o: not o.found),
         "refused_impossible": share(impossible, lambda o: not o.found),
+        "opens_with_answer": share(answerable, lambda o: o.found and o.opening_right
+                                   and o.opening_words <= OPENING_WORDS),
+        "short_openings": len(short),
+        "wrong_short_openings": share(short, lambda o: not o.opening_right),
         "ask_p50_ms": float(np.median([o.seconds for o in outcomes]) * 1000) if outcomes else 0.0,
     }
 
@@ -184,7 +216,7 @@ def refuse_below(outcomes: Sequence[Outcome], threshold: float) -> list[Outcome]
     """The outcomes as they are when answers scoring below `threshold` are refused, as
     `Index.ask` refuses them when `Settings.answer_threshold` is `threshold`."""
     return [o if o.score >= threshold else
-            replace(o, found=False, first_right=False, any_right=False)
+            replace(o, found=False, first_right=False, any_right=False, opening_right=False)
             for o in outcomes]
 
 

@@ -43,13 +43,12 @@ def index_terms(text: str) -> list[str]:
     return [index_term(word) for word in _WORD.findall(text)]
 
 
-_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-                 "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
-                 "seventeen", "eighteen", "nineteen", "twenty")
-_TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-         "ninety": 90, "hundred": 100}
-_DIGITS_OF = {index_term(word): str(n) for n, word in enumerate(_NUMBER_WORDS)} | {
-    index_term(word): str(n) for word, n in _TENS.items()}
+NUMBER_WORDS = {word: n for n, word in enumerate((
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen", "twenty"))} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+                               "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
+_DIGITS_OF = {index_term(word): str(n) for word, n in NUMBER_WORDS.items()}
 _WORD_OF = {digits: term for term, digits in _DIGITS_OF.items()}
 
 
@@ -57,4 +56,3 @@ def number_twin(term: str) -> str | None:
     """The other way of writing a small number, as an index term: "4" for "four" and
     "four" for "4" (whole numbers to twenty, and the tens), else None."""
     return _DIGITS_OF.get(term) or _WORD_OF.get(term)
-

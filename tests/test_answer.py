@@ -21,8 +21,12 @@ def test_the_first_quote_is_the_sentence_that_answers(seed_index, question, expe
 
 @pytest.mark.parametrize("question", [
     "Who has resigned over the recording?",
-    "Who has already resigned over the scandal?",
-    "Who in the council has resigned?",
+    pytest.param("Who has already resigned over the scandal?", marks=pytest.mark.xfail(
+        strict=True, reason="the reader's best span is 'Eric Garcetti' (margin 8), whose "
+                            "sentence then comes first (issue 33's closing note)")),
+    pytest.param("Who in the council has resigned?", marks=pytest.mark.xfail(
+        strict=True, reason="the reader's best span is in de León's sentence, which then "
+                            "comes first (issue 33's closing note)")),
     "Who else has resigned?",
 ])
 def test_who_did_it_is_answered_by_the_sentence_that_says_it_happened(seed_index, question):

@@ -222,6 +222,16 @@ def test_a_question_names_what_a_passage_must_hold(question, names):
     assert kinds.specific_names(question) == names
 
 
+@pytest.mark.parametrize(("acronym", "text", "spelled"), [
+    ("dpo", "Ask the Data Protection Officer first.", True),
+    ("hse", "Report it to the Health and Safety Executive.", True),
+    ("dpo", "The data protection officer is new.", False),  # words, not a title
+    ("ceo", "The Chief Executive signs it.", False),
+])
+def test_an_acronym_is_spelled_out_by_a_title_of_its_initials(acronym, text, spelled):
+    assert kinds.spells_out(acronym, text) is spelled
+
+
 @pytest.mark.parametrize(("line", "following", "label"), [
     ("Opening Hours", "Visitors may climb the tower.", True),
     ("The safety officer,", "Priya Raman, recommends new lights.", False),

@@ -32,6 +32,8 @@ from qa.lead import NO_VERDICT, lead
      "A kiln cools for at least 36 hours before it is opened.", "Yes"),
     ("Can a member bring 6 guests?", "Each member may bring no more than 4 guests.", "No"),
     ("Can a member bring 3 guests?", "Each member may bring no more than 4 guests.", "Yes"),
+    ("Can I bring three guests?", "Each member may bring at most two guests.", "No"),  # words
+    ("Can I bring 2 guests?", "Each member may bring at most two guests.", "Yes"),
     ("Can the kiln run for 6 hours?",  # a limit on something else decides nothing
      "Staff may work no more than 8 hours a day.", NO_VERDICT),
 ])
@@ -39,60 +41,23 @@ def test_verdicts(question, quote, expected):
     assert lead(question, quote) == expected
 
 
-@pytest.mark.parametrize(("question", "quote", "expected"), [
-    ("How many spaces does the leisure centre car park have?",
-     "The leisure centre car park has 80 spaces.", "80 spaces"),
-    ("How many days of paid leave do staff have?",
-     "Staff have twenty-five days of paid leave a year.", "twenty-five days"),
-    ("How much will the new greenhouse cost?", "The new greenhouse will cost 1,200 pounds.",
-     "1,200 pounds"),
-    ("How much is the deposit for a locker?",
-     "The locker deposit is £20, refunded when the key is returned.", "£20"),
-    ("What percentage of staff work remotely?", "About 12% of staff work remotely.", "12%"),
-    ("How many people live in the 2 towns?", "The 2 towns have 4,500 people.", "4,500 people"),
-])
-def test_amounts_are_taken_verbatim_with_their_unit(question, quote, expected):
-    assert lead(question, quote) == expected
-    assert expected in quote
+def test_a_value_is_said_first_only_when_the_reader_is_sure_of_it():
+    question, quote = "When was the tower built?", "The tower was built in 1889 by Eiffel."
+
+    assert lead(question, quote, span="1889") == "1889"  # the reader's span, when sure
+    assert lead(question, quote) is None  # unsure: the answer opens with its quote
 
 
 @pytest.mark.parametrize(("question", "quote", "expected"), [
-    ("When will the new pier open?", "The new pier will open in June 2026.", "June 2026"),
-    ("When will the new door motor be fitted?", "A new door motor will be fitted in January.",
-     "January"),
-    ("When was the tower built?", "The tower was built in 1889 by Eiffel.", "1889"),
-    ("When does the meeting start?", "The meeting starts at 9:30 am on Monday.", "9:30 am"),
-    ("When may staff park there?", "Staff may park there from May.", "May"),
-])
-def test_dates(question, quote, expected):
-    assert lead(question, quote) == expected
-
-
-@pytest.mark.parametrize(("question", "quote", "expected"), [
-    ("Who runs the cafeteria?", "The cafeteria is run by Harbour Foods.", "Harbour Foods"),
-    ("Who has resigned?", "Martinez and Herrera have since resigned.", "Martinez and Herrera"),
-    ("Where is the fire assembly point?",
-     "The fire assembly point is in the car park behind the bakery.",
-     "In the car park behind the bakery"),
     ("What is the extension of the Finance team?",
-     "Teams: Team: Finance; Floor: 2; Extension: 2202.", "2202"),  # a table row's cell
-])
-def test_names_places_and_cells(question, quote, expected):
-    assert lead(question, quote) == expected
-
-
-@pytest.mark.parametrize(("question", "quote"), [
-    ("Why did the council resign?", "The council resigned after the recording leaked."),
-    ("How many rooms are there?", "The hotel has rooms on every floor."),  # no number
-    ("When did it open?", "It opened after the war."),  # no date
+     "Teams: Team: Finance; Floor: 2; Extension: 2202.", "2202"),  # the column asked for
+    ("How many people are based in Leeds?",  # no column named: no cell
+     "Name: Ana; Site: Leeds; Phone: 01632 960419.", None),
     ("Which project has the largest budget?",  # one row does not say which is largest
-     "Capital: Project: Website; Budget: 9,000."),
-    ("How many people are based in Leeds?",  # a row, and no column named: no phone number
-     "Name: Ana; Site: Leeds; Phone: 01632 960419."),
-    ("Where should staff park?", "The car park is closed on Thursday 12 November."),
+     "Capital: Project: Website; Budget: 9,000.", None),
 ])
-def test_no_lead_without_a_value(question, quote):
-    assert lead(question, quote) is None
+def test_a_table_row_gives_the_cell_of_the_column_asked_for(question, quote, expected):
+    assert lead(question, quote, span="something else") == expected
 
 
 def test_a_quote_that_says_it_is_read_with_the_sentence_before():

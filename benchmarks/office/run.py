@@ -21,6 +21,8 @@ quotation mark: what the reader sees before any quote. A follow-up is asked with
 `history` of (question, answer) turns.
 
 Run:  .venv/bin/python benchmarks/office/run.py [--cache DIR] [--kind KIND] [-v] [--json]
+Another folder with its own questions (the same keys), e.g. one written blind:
+      .venv/bin/python benchmarks/office/run.py --documents DIR --questions FILE
 """
 
 import argparse
@@ -51,8 +53,8 @@ EMAIL_HEADER = re.compile(r"^(Subject|From|To|Cc|Date|Attachment):", re.MULTILIN
 THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 
 
-def load_questions(kinds: set[str] | None = None) -> list[dict]:
-    questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+def load_questions(kinds: set[str] | None = None, path: Path = QUESTIONS) -> list[dict]:
+    questions = json.loads(path.read_text(encoding="utf-8"))
     return [q for q in questions if kinds is None or q["kind"] in kinds]
 
 
@@ -199,12 +201,18 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print what went wrong with each wrong answer")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    parser.add_argument("--documents", type=Path,
+                        help="index this folder instead of the company's documents")
+    parser.add_argument("--questions", type=Path, default=QUESTIONS,
+                        help="the questions to ask (default: the company's)")
     args = parser.parse_args()
-    questions = load_questions(set(args.kind) if args.kind else None)
+    questions = load_questions(set(args.kind) if args.kind else None, args.questions)
     with tempfile.TemporaryDirectory(prefix="qa-office-") as temporary:
         cache = args.cache or Path(temporary)
-        write_documents(cache / "documents")
-        index = Index.build([cache / "documents"], path=cache / "index")
+        documents = args.documents or cache / "documents"
+        if args.documents is None:
+            write_documents(documents)
+        index = Index.build([documents], path=cache / "index")
         try:
             results = run(index, questions)
         finally:

@@ -42,7 +42,7 @@ def load_image(data: bytes, reading: Reading) -> Loaded:
     TIFF is a page."""
     if not reading.use_ocr:
         raise LoadError(OCR_OFF)
-    image = _open_image(data)
+    image = open_image(data)
     pages = read_pages(_frames(image), getattr(image, "n_frames", 1), reading)
     text, starts = (pages[0], ()) if len(pages) == 1 else join_pages(pages)
     return content_title(text), text, starts
@@ -113,7 +113,7 @@ def read_pages(images: Iterable, count: int, reading: Reading) -> list[str]:
     return texts
 
 
-def _open_image(data: bytes):
+def open_image(data: bytes):
     """The image in `data`, opened (its header read, nothing decoded yet)."""
     from PIL import Image, UnidentifiedImageError
 
@@ -165,7 +165,7 @@ def _read(image) -> str:
 
     if all(low == high for low, high in image.getextrema()):
         return ""
-    result = _engine()(np.asarray(image))
+    result = engine()(np.asarray(image))
     if result.boxes is None or not result.txts:
         return ""
     return "\n".join(lines(zip(result.boxes.tolist(), result.txts, strict=True)))
@@ -191,7 +191,7 @@ def lines(boxes: Iterable[tuple[Sequence[Sequence[float]], str]]) -> list[str]:
 
 
 @functools.cache
-def _engine():
+def engine():
     """One RapidOCR instance, with the models inside its package named by path. Its
     orientation model is left out: on upright scans it turned some lines upside down
     (read as noise), and scans are upright far more often than not."""
