@@ -104,3 +104,8 @@ def test_the_design_layout_names_every_module():
                if (f"{path.name}/" if path.is_dir() else path.name) not in named]
     assert len(files) > 50
     assert unnamed == []
+
+
+def test_the_readme_stays_short():
+    """The README says what `qa` does and how to run it; the rest is in docs/."""
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 250
