@@ -87,10 +87,11 @@ def verdict(question: str, quote: str, before: str = "") -> str:
     un-, non-, in- or dis-) or limits to some ("only") what the question asks of any or
     all; when it sets a limit on a quantity the question asks of, "No" beyond it and "Yes"
     within it; else NO_VERDICT. The words of `before`, the sentence before the quote,
-    count as said when the quote refers back to it ("it", "this"); its polarity does not."""
-    asked = {index_term(word) for word in content_words(question)}
-    own = {index_term(word) for word in content_words(quote)}
-    said = own | ({index_term(word) for word in content_words(before)}
+    count as said when the quote refers back to it ("it", "this"); its polarity does not.
+    Small numbers are the same in words and digits ("4 weeks", "four weeks")."""
+    asked = {index_term(word) for word in content_words(in_digits(question))}
+    own = {index_term(word) for word in content_words(in_digits(quote))}
+    said = own | ({index_term(word) for word in content_words(in_digits(before))}
                   if _REFERS_BACK.search(quote) else set())
     opposite = {index_term(prefix + word) for word in content_words(question)
                 for prefix in ("un", "non", "in", "dis")}  # "paid": "unpaid"

@@ -54,6 +54,7 @@ _TOTAL = re.compile(r"\b(?:total|sum|altogether|combined|in all)\b", re.I)
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
 _DIFFERENCE = re.compile(r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|bigger|"
                          r"smaller)\b|\bdifference between\b", re.I)
+_TOTAL_ROW = re.compile(r"(?:grand |sub-?)?totals?|sum|all", re.I)
 _UNIT = re.compile(r"[^\W\d]+\.?|%|[^\w\s]")  # after a number: "kg", "pounds", "%", "€"
 _NUMBER = re.compile(
     r"^(?P<sign>[-−–(])?\s*(?P<before>[^\d\s()-]{0,3})\s*(?P<sign2>[-−])?"
@@ -144,10 +145,7 @@ def choose_table(question: str, rows: Sequence[Row]) -> tuple[str, str] | None:
     (the words that ask for the computation left out; the first found on a tie); None when
     none holds MIN_SHARE of them ("How many days of leave do staff have?" is not about a
     lunch menu's days)."""
-    asked = question
-    for pattern in (_LARGEST, _SMALLEST, _TOTAL, _AVERAGE, _DIFFERENCE):
-        asked = pattern.sub(" ", asked)
-    wanted = _stems(asked)
+    wanted = _stems(_without_operation(question))
     held: dict[tuple[str, str], set[str]] = {}
     for row in rows:
         words = _stems(" ".join([row.caption, *row.cells, *row.cells.values()])) | _named(row)
@@ -186,6 +184,7 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
     """The answer's first sentence and the rows it used, for `operation` (see
     `question_operation`) over a table's `rows` in document order; None when the question
     names no column the operation can use, or no rows are left."""
+    rows = [row for row in rows if not _is_total_row(row)]
     if not rows:
         return None
     columns = list(dict.fromkeys(name for row in rows for name in row.cells))
@@ -195,6 +194,12 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
         return _listed(question, rows, columns, label)
     if operation == "count":
         return _counted(question, rows, columns, numeric, label)
+    named = _named_column(question, columns)
+    if named is not None and named not in numeric and _is_partly_numeric(named, rows):
+        bad = next(row for row in rows if parse_number(row.cells.get(named, "0")) is None)
+        return (f"The column {named} has a value that is not a number: "
+                f"“{bad.cells[named]}”; nothing is computed.",
+                [row for row in rows if named in row.cells])
     column = _named_column(question, numeric)
     if column is None and operation in ("largest", "smallest", "difference") and \
             len(numeric) == 1:  # "Which team spent the most?": the only column of numbers
@@ -246,6 +251,8 @@ def _counted(question: str, rows: Sequence[Row], columns: list[str], numeric: li
     if _named_column(noun["noun"], numeric) or not (asked & (_named(rows[0]) | _stems(
             " ".join([rows[0].caption, *(c for c in columns if c not in numeric)])))
             or len(kept) < len(rows)):  # "How many people ... are based in Lyon?"
+        return None
+    if len(kept) < 2:  # one row is quoted, not counted: it may hold the number asked
         return None
     where = _where(question, kept, columns, None)
     return (f"{noun['noun'].strip().capitalize()}{where}: {len(kept)} (computed: a count "
@@ -350,12 +357,35 @@ def _is_numeric(column: str, rows: Sequence[Row]) -> bool:
     return bool(values) and all(parse_number(value) is not None for value in values)
 
 
+def _is_partly_numeric(column: str, rows: Sequence[Row]) -> bool:
+    """Whether some of the column's cells are numbers, but not all."""
+    values = [parse_number(row.cells[column]) for row in rows if column in row.cells]
+    return any(value is not None for value in values) and None in values
+
+
+def _is_total_row(row: Row) -> bool:
+    """Whether the row sums the others, by its first cell ("Total", "Grand total", "All"):
+    it is no row to compare or add."""
+    return bool(_TOTAL_ROW.fullmatch(next(iter(row.cells.values()), "").strip()))
+
+
 def _named_column(question: str, columns: Sequence[str]) -> str | None:
-    """The column whose name shares most words (stems) with the question; None if none."""
-    wanted = _stems(question)
-    scored = [(len(wanted & _stems(column)), -i, column) for i, column in enumerate(columns)]
-    best = max(scored, default=(0, 0, ""))
-    return best[2] if best[0] else None
+    """The column whose name shares most words (stems) with the question, the words that
+    ask for the computation left out ("total" names no column "Total"); None if none
+    does, or if several share as many (the question is ambiguous)."""
+    wanted = _stems(_without_operation(question))
+    scored = sorted(((len(wanted & _stems(column)), column) for column in columns),
+                    key=lambda pair: -pair[0])
+    if not scored or not scored[0][0] or len(scored) > 1 and scored[1][0] == scored[0][0]:
+        return None
+    return scored[0][1]
+
+
+def _without_operation(question: str) -> str:
+    """The question without the words that ask for a computation."""
+    for pattern in (_LARGEST, _SMALLEST, _TOTAL, _AVERAGE, _DIFFERENCE):
+        question = pattern.sub(" ", question)
+    return question
 
 
 def _label_column(question: str, columns: list[str], numeric: list[str]) -> str | None:

@@ -34,6 +34,9 @@ from qa.lead import NO_VERDICT, lead
     ("Can a member bring 3 guests?", "Each member may bring no more than 4 guests.", "Yes"),
     ("Can I bring three guests?", "Each member may bring at most two guests.", "No"),  # words
     ("Can I bring 2 guests?", "Each member may bring at most two guests.", "Yes"),
+    ("Is the notice period 4 weeks?", "The notice period is four weeks.", "Yes"),  # digits
+    ("Is the notice period four weeks?", "The notice period is 4 weeks.", "Yes"),
+    ("Is the notice period 3 weeks?", "The notice period is four weeks.", NO_VERDICT),
     ("Can the kiln run for 6 hours?",  # a limit on something else decides nothing
      "Staff may work no more than 8 hours a day.", NO_VERDICT),
 ])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from qa.loaders.tables import row_fields
+from qa.loaders.tables import row_fields, table_lines
 from qa.search import Hit
 from qa.table_answers import (
     Row,
@@ -289,3 +289,65 @@ def test_the_document_name_names_its_table_and_the_rows_counted_or_listed():
         "Name (Site Leeds): Ada Berg, Bo Chen."
     assert question_operation("Which teams work in Leeds?") == "list"
     assert question_operation("What types of clay are there?") is None
+
+
+# Tables the rules were not written with: a cell holding "; ", a totals row, a column of
+# numbers with a word in it, an operation word that is also a column's name, two columns
+# the question names as much, and a filter that leaves one row.
+
+def test_a_cell_holding_a_semicolon_stays_one_cell_and_its_row_is_counted():
+    from qa.loaders.base import TextBudget
+    lines = table_lines(["Item", "Deposit"], [["Tent", "120"], ["Stove; gas", "45"],
+                                              ["Kayak", "300"]], "Kit hire",
+                        budget=TextBudget(10_000))
+    rows = _rows(lines, "kit.csv")
+
+    assert rows[1].cells == {"Item": "Stove, gas", "Deposit": "45"}
+    headline, used = compute("total", "What is the total deposit?", rows)
+    assert headline == "Total Deposit: 465 (computed: 120 + 45 + 300)."
+    assert len(used) == 3
+
+
+def test_a_totals_row_is_neither_compared_nor_added():
+    rows = _rows(["Crops: Field: North; Tonnes: 40.", "Crops: Field: East; Tonnes: 25.",
+                  "Crops: Field: Total; Tonnes: 65."])
+
+    assert compute("largest", "Which field gave the most tonnes?", rows)[0].startswith(
+        "North: Tonnes 40, the largest of 2 rows")
+    assert compute("total", "What is the total tonnage in tonnes?", rows)[0] == \
+        "Total Tonnes: 65 (computed: 40 + 25)."
+
+
+def test_a_column_of_numbers_with_a_word_in_it_is_not_computed_without_it():
+    rows = _rows(["Fees: Course: Pottery; Fee: 80.", "Fees: Course: Drawing; Fee: free.",
+                  "Fees: Course: Weaving; Fee: 95."])
+
+    headline, used = compute("average", "What is the average fee?", rows)
+
+    assert headline == "The column Fee has a value that is not a number: “free”; " \
+                       "nothing is computed."
+    assert "computed:" not in headline and len(used) == 3
+
+
+def test_a_word_asking_for_the_computation_names_no_column():
+    rows = _rows(["Stock: Shop: Leeds; Total: 12; Sold: 5.",
+                  "Stock: Shop: York; Total: 30; Sold: 9."])
+
+    headline, _ = compute("largest", "Which shop sold the most units in total?", rows)
+
+    assert headline.startswith("York: Sold 9, the largest of 2 rows")
+
+
+def test_two_columns_the_question_names_as_much_are_not_guessed_between():
+    rows = _rows(["Rooms: Room: A; Seats standing: 40; Seats seated: 20.",
+                  "Rooms: Room: B; Seats standing: 60; Seats seated: 35."])
+
+    assert compute("total", "How many seats are there in total?", rows) is None
+
+
+def test_a_count_that_leaves_one_row_quotes_it_instead():
+    rows = _rows(["Staff: Team: Sales; Year: 2023; Headcount: 14.",
+                  "Staff: Team: Sales; Year: 2024; Headcount: 16.",
+                  "Staff: Team: Legal; Year: 2023; Headcount: 3."])
+
+    assert compute("count", "How many people were in Legal in 2023?", rows) is None

@@ -27,6 +27,7 @@ def table_lines(header: Sequence[object], rows: Iterable[Sequence[object]],
     """One line per row: "Caption: Team: Design; Floor: 4." with empty cells left out.
 
     header: the column names (may be empty, or shorter than a row: such cells go unnamed).
+        A cell's own "; " is written ", ", so the cell stays one ("Van; fuel card").
     rows: the rows under it, read one at a time (a repeated row may be given many times).
     caption: the table's caption or the heading before it; it opens every row, so a row
         found alone still says which table it belongs to.
@@ -49,7 +50,7 @@ def table_lines(header: Sequence[object], rows: Iterable[Sequence[object]],
         budget.charge(1)
         parts = []
         for i, cell in enumerate(row):
-            value = cell_text(cell)
+            value = cell_text(cell).replace("; ", ", ")  # "; " parts cells (row_fields)
             name = names[i] if i < len(names) else ""
             if value and value != name:
                 budget.charge(len(name) + 2 + len(value))
