@@ -21,7 +21,6 @@ picture.
 """
 
 import contextlib
-import csv
 import hashlib
 import io
 import os
@@ -37,9 +36,8 @@ from qa import drawing
 from qa.errors import LoadError, QAError
 from qa.files import open_regular
 from qa.index import Index
-from qa.loaders import ocr, opendocument, zipcheck
+from qa.loaders import ocr, opendocument, sheets, zipcheck
 from qa.loaders.base import TextBudget
-from qa.loaders.decoding import decode_text
 from qa.loaders.tables import cell_text, table_lines
 from qa.loaders.word import word_rows, word_styles
 from qa.settings import Settings
@@ -50,7 +48,6 @@ SHOWN_BLOCKS = 400  # headings, paragraphs and tables of a Word document shown
 SHOWN_COLUMNS = 50  # columns of a sheet shown
 SHOWN_CHARS = 500  # characters shown of a cell
 SHEET_SUFFIXES = (".xlsx", ".xlsm", ".ods", ".csv", ".tsv")
-_SNIFF_CHARS = 64_000
 _IGNORED = re.compile(r"[\s\-\u00ad]+")  # what line breaks and reflow change in a quote
 CHANGED = "the file has changed since it was indexed: index it again to view it"
 
@@ -331,41 +328,20 @@ def _row_in(lines: list[str], wanted: str) -> bool:
 
 
 @contextlib.contextmanager
-def _sheets(data: bytes, suffix: str) -> Iterator[list[tuple[str, Iterator[Iterable]]]]:
+def _sheets(data: bytes, suffix: str) -> Iterator[Sequence[tuple[str, Iterable[Iterable]]]]:
     """Each sheet of a file (a CSV or TSV file is one): its name and its rows, each read
-    when it is asked for, as indexing reads them."""
+    when it is asked for, as indexing reads them (`qa.loaders.sheets`)."""
     if suffix in (".csv", ".tsv"):
-        yield [("", _delimited_rows(data, "\t" if suffix == ".tsv" else None))]
+        yield [("", sheets.delimited_rows(data, "\t" if suffix == ".tsv" else None))]
     elif suffix == ".ods":
         zipcheck.open_checked(data, ".ods")
         document = opendocument.open_document(data)
         budget = TextBudget(Settings().max_chars)  # repeated rows are charged as they come
         yield list(opendocument.tables(document, budget))
     else:
-        from openpyxl import load_workbook
-
         zipcheck.open_checked(data, suffix)
-        book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-        try:
-            yield [(s.title, _stored_rows(s)) for s in book.worksheets]
-        finally:
-            book.close()
-
-
-def _stored_rows(worksheet) -> Iterator[tuple]:
-    """A worksheet's rows as stored (not padded to the size it claims), values only."""
-    worksheet.reset_dimensions()
-    return worksheet.iter_rows(values_only=True)
-
-
-def _delimited_rows(data: bytes, delimiter: str | None) -> Iterator[list[str]]:
-    text = decode_text(data)
-    if delimiter is None:
-        try:
-            delimiter = csv.Sniffer().sniff(text[:_SNIFF_CHARS], ",;\t|").delimiter
-        except csv.Error:
-            delimiter = ","
-    return csv.reader(io.StringIO(text), delimiter=delimiter)
+        with sheets.workbook_sheets(data) as (_, books):
+            yield books
 
 
 def slide(data: bytes, page: int) -> Slide:

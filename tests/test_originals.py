@@ -78,3 +78,32 @@ def test_a_scanned_pdf_page_has_its_quoted_line_boxed_as_ocr_reads_it(tmp_path):
     [(left, top, width, height)] = picture.boxes
     assert 0.45 < top < 0.55 and 0.05 < left < 0.15 and width > 0.4  # the second line
     assert max(picture.width, picture.height) == originals.VIEW_SIDE
+
+
+def test_a_sheet_shows_its_cells_as_indexing_read_them_and_marks_the_cited_row():
+    import datetime
+
+    from openpyxl import Workbook
+
+    book = Workbook()
+    fees = book.active
+    fees.title = "Fees"
+    fees.append(["Course", "Rate", "Starts", "Fee"])
+    for course, rate, starts, fee in [("Pottery", 0.2, datetime.datetime(2023, 1, 9), 1250),
+                                      ("Weaving", 0.15, datetime.datetime(2023, 2, 6), 980)]:
+        fees.append([course, rate, starts, fee])
+        row = fees.max_row
+        fees.cell(row, 2).number_format = "0.0%"
+        fees.cell(row, 4).number_format = "#,##0.00"
+    out = io.BytesIO()
+    book.save(out)
+    data = out.getvalue()
+    indexed = load(Path("fees.xlsx"), data).text
+    quote = next(line for line in indexed.splitlines() if "Weaving" in line)
+
+    shown = originals.sheet(data, ".xlsx", 1, quote)
+
+    assert quote == "Fees: Course: Weaving; Rate: 15.0%; Starts: 2023-02-06; Fee: 980.00."
+    assert [cells for _, cells in shown.rows] == [["Pottery", "20.0%", "2023-01-09", "1,250.00"],
+                                                   ["Weaving", "15.0%", "2023-02-06", "980.00"]]
+    assert shown.marked == {3}

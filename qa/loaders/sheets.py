@@ -11,6 +11,7 @@ left out. A file with more than MAX_ROWS rows is refused with one line: such a t
 data to query, not text to ask about, and embedding it would take hours.
 """
 
+import contextlib
 import csv
 import io
 import re
@@ -29,17 +30,26 @@ _SNIFF_BYTES = 64_000
 
 
 def load_xlsx(data: bytes, reading: Reading) -> Loaded:
+    with workbook_sheets(data) as (title, sheets):
+        text, starts = _sheets_text(sheets, reading.budget)
+        return title, text, starts
+
+
+@contextlib.contextmanager
+def workbook_sheets(data: bytes) -> Iterator[tuple[str, list[tuple[str, Iterator[list[object]]]]]]:
+    """An .xlsx or .xlsm workbook's title, and each sheet's name and rows, each cell as
+    Excel shows it (`_shown`), each row read when it is asked for (indexing and the
+    viewer read them alike)."""
     from openpyxl import load_workbook
 
     book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     try:
-        sheets = []
+        sheets: list[tuple[str, Iterator[list[object]]]] = []
         for sheet in book.worksheets:
             sheet.reset_dimensions()  # rows as stored, not padded to a claimed width
-            rows = sheet.iter_rows()
-            sheets.append((sheet.title, ([_shown(cell) for cell in row] for row in rows)))
-        text, starts = _sheets_text(sheets, reading.budget)
-        return book.properties.title or "", text, starts
+            sheets.append((sheet.title, ([_shown(cell) for cell in row]
+                                         for row in sheet.iter_rows())))
+        yield str(book.properties.title or ""), sheets
     finally:
         book.close()
 
@@ -80,15 +90,21 @@ def _shown(cell) -> object:
 
 def _delimited_lines(data: bytes, delimiter: str | None, budget: TextBudget) -> list[str]:
     """The rows of a CSV or TSV file as lines; the delimiter is detected when None."""
+    rows = _RowCount().bounded(delimited_rows(data, delimiter), "this file")
+    header = next(rows, [])
+    return table_lines(header, rows, budget=budget)
+
+
+def delimited_rows(data: bytes, delimiter: str | None) -> Iterator[list[str]]:
+    """The rows of a CSV or TSV file, read as they are asked for; the delimiter is
+    detected when None (indexing and the viewer read them alike)."""
     text = decode_text(data)
     if delimiter is None:
         try:
             delimiter = csv.Sniffer().sniff(text[:_SNIFF_BYTES], ",;\t|").delimiter
         except csv.Error:
             delimiter = ","  # one column, or too irregular to tell: the standard comma
-    rows = _RowCount().bounded(csv.reader(io.StringIO(text), delimiter=delimiter), "this file")
-    header = next(rows, [])
-    return table_lines(header, rows, budget=budget)
+    return csv.reader(io.StringIO(text), delimiter=delimiter)
 
 
 def _sheets_text(sheets: Iterable[tuple[str, Iterable[Iterable[object]]]],
