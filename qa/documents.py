@@ -57,38 +57,50 @@ class Document:
 
 @dataclass(frozen=True, slots=True)
 class Format:
-    """A format `qa` reads: its extensions (lower case, with the dot), its loader, and
-    whether it is a zip package, whose unpacked sizes are checked before it is read."""
+    """A format `qa` reads: its extensions (lower case, with the dot), its loader, whether
+    it is a zip package, whose unpacked sizes are checked before it is read, and its kind,
+    which says how the original is shown and a place in it named (KINDS)."""
 
     extensions: tuple[str, ...]
     load: Callable[[bytes, Reading], Loaded]
     zipped: bool = False
+    kind: str = "text"
 
 
 FORMATS = (
     Format((".txt",), text.load_text),
     Format((".md", ".markdown"), markdown.load_markdown),
     Format((".html", ".htm"), html.load_html),
-    Format((".pdf",), pdf.load_pdf),
-    Format((".docx",), word.load_docx, zipped=True),
-    Format((".pptx",), slides.load_pptx, zipped=True),
-    Format((".xlsx", ".xlsm"), sheets.load_xlsx, zipped=True),
-    Format((".ods",), sheets.load_ods, zipped=True),
-    Format((".csv",), sheets.load_csv),
-    Format((".tsv",), sheets.load_tsv),
+    Format((".pdf",), pdf.load_pdf, kind="pdf"),
+    Format((".docx",), word.load_docx, zipped=True, kind="word"),
+    Format((".pptx",), slides.load_pptx, zipped=True, kind="slides"),
+    Format((".xlsx", ".xlsm"), sheets.load_xlsx, zipped=True, kind="sheet"),
+    Format((".ods",), sheets.load_ods, zipped=True, kind="sheet"),
+    Format((".csv",), sheets.load_csv, kind="sheet"),
+    Format((".tsv",), sheets.load_tsv, kind="sheet"),
     Format((".epub",), ebooks.load_epub, zipped=True),
     Format((".odt",), opendocument.load_odt, zipped=True),
     Format((".rtf",), rtf.load_rtf),
     Format((".eml",), email.load_eml),
     Format((".mbox",), email.load_mbox),
-    Format(ocr.IMAGE_EXTENSIONS, ocr.load_image),
+    Format(ocr.IMAGE_EXTENSIONS, ocr.load_image, kind="image"),
 )
+# how an original is shown: its text; a PDF's or an image's page drawn; a sheet's rows; a
+# slide's title, text and notes; a Word file's blocks
+KINDS = ("text", "pdf", "image", "sheet", "slides", "word")
 _BY_EXTENSION = {extension: f for f in FORMATS for extension in f.extensions}
 SUPPORTED_EXTENSIONS = frozenset(_BY_EXTENSION)
 
 
 def is_supported(path: Path) -> bool:
     return path.suffix.lower() in SUPPORTED_EXTENSIONS
+
+
+def kind_of(path: str | Path) -> str:
+    """The kind of the file at `path` (KINDS), by its extension; "text" for one `qa` does
+    not read."""
+    found = _BY_EXTENSION.get(Path(path).suffix.lower())
+    return found.kind if found else "text"
 
 
 def load(

@@ -47,7 +47,6 @@ SHOWN_ROWS = 200  # rows of a sheet shown around the cited one
 SHOWN_BLOCKS = 400  # headings, paragraphs and tables of a Word document shown
 SHOWN_COLUMNS = 50  # columns of a sheet shown
 SHOWN_CHARS = 500  # characters shown of a cell
-SHEET_SUFFIXES = (".xlsx", ".xlsm", ".ods", ".csv", ".tsv")
 _IGNORED = re.compile(r"[\s\-\u00ad]+")  # what line breaks and reflow change in a quote
 CHANGED = "the file has changed since it was indexed: index it again to view it"
 

@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 
 from qa import Answer, Citation, DocumentInfo, Hit
 from qa.answer import NO_DOCUMENTS
+from qa.documents import kind_of
 from qa.ingest import counted
 from qa.loaders.tables import row_fields
 from ui.conversations import Conversation
@@ -28,8 +29,6 @@ CONTEXT_CHARS = 400  # of document text shown before and after a passage in its 
 EXCERPT_CHARS = 160  # of passage text shown around its quotes in a source card
 PREVIEW_CHARS = 3000  # of a document's text shown in its preview
 LABEL_CHARS = 70  # of a document's first line used as its title when it has none
-SHEETS = (".xlsx", ".xlsm", ".ods", ".csv", ".tsv")  # one page a sheet (CSV: none), a line a row
-SLIDES = (".pptx",)  # one page a slide
 LINES = (".txt", ".md", ".markdown")  # whose lines are the file's own
 _SPECIAL = frozenset(string.punctuation)
 ORIGINAL_ROUTE = "/qa/original"  # ?path=an indexed file: its bytes (ui/viewer.py serves it)
@@ -90,7 +89,7 @@ def title_of(title: str, text: str | None, path: str) -> str:
     file name."""
     if title.strip():
         return title.strip()
-    if Path(path).suffix.lower() in SHEETS:
+    if kind_of(path) == "sheet":  # one page a sheet (CSV: none), a line a row
         return Path(path).name
     line = (text or "").strip().split("\n", 1)[0].strip().lstrip("#").strip()
     if not line:
@@ -105,10 +104,10 @@ def place(path: str, page: int | None, text: str | None, start: int) -> str:
     it: "slide 3", "sheet Budget, row 7" (rows counted from the header, row 1, as in the
     file when it has no empty rows), "row 7" (CSV), "line 12" (plain text, Markdown),
     "page 4" (PDF and other paged files); "" when nothing says."""
-    suffix = Path(path).suffix.lower()
-    if suffix in SLIDES and page:
+    kind = kind_of(path)
+    if kind == "slides" and page:
         return f"slide {page}"
-    if suffix in SHEETS and text is not None and 0 <= start <= len(text):
+    if kind == "sheet" and text is not None and 0 <= start <= len(text):
         gap = text.rfind("\n\n", 0, start)  # each sheet is a page, each row under its header a line
         line_start = text.rfind("\n", 0, start) + 1
         line_end = text.find("\n", start) % (len(text) + 1)
@@ -117,7 +116,7 @@ def place(path: str, page: int | None, text: str | None, start: int) -> str:
         return f"sheet {caption}, {row}" if caption and page else row
     if page:
         return f"page {page}"
-    if suffix in LINES and text is not None and 0 <= start <= len(text):
+    if Path(path).suffix.lower() in LINES and text is not None and 0 <= start <= len(text):
         return f"line {text.count(chr(10), 0, start) + 1}"
     return ""
 

@@ -27,7 +27,7 @@ from fastapi import FastAPI, Request
 from starlette.responses import PlainTextResponse, Response
 
 from qa import DocumentInfo, Index, QAError, originals
-from qa.loaders.ocr import IMAGE_EXTENSIONS
+from qa.documents import kind_of
 from ui import render
 from ui.guard import sent_from_elsewhere
 from ui.render import escape, sentence
@@ -89,24 +89,24 @@ class Viewer:
               ) -> tuple[str, str, int]:
         """(where, HTML, pages) of the original at page `asked` (0: none asked, the first
         of a paged file): pages is 0 when it is not paged."""
-        suffix, page = Path(path).suffix.lower(), max(asked, 1)
-        if suffix == ".pdf" or suffix in IMAGE_EXTENSIONS:
+        kind, suffix, page = kind_of(path), Path(path).suffix.lower(), max(asked, 1)
+        if kind in ("pdf", "image"):
             original = originals.read_original(self.index, path)
-            draw = originals.pdf_page if suffix == ".pdf" else originals.image_page
+            draw = originals.pdf_page if kind == "pdf" else originals.image_page
             picture = draw(original, page, quote)
             where = f"page {page} of {picture.pages}" if picture.pages > 1 else ""
             return where, picture_html(picture, f"{Path(path).name} {where}".strip()), (
                 picture.pages if picture.pages > 1 else 0)
-        if suffix in originals.SHEET_SUFFIXES:
+        if kind == "sheet":
             data = originals.read_original(self.index, path).data
             sheet = originals.sheet(data, suffix, page, quote)
             cited = ", ".join(f"row {n}" for n in sorted(sheet.marked))
             where = ", ".join(p for p in (f"sheet {sheet.name}" if sheet.name else "", cited) if p)
             return where, sheet_html(sheet), sheet.sheets if sheet.sheets > 1 else 0
-        if suffix == ".pptx":
+        if kind == "slides":
             slide = originals.slide(originals.read_original(self.index, path).data, page)
             return f"slide {page} of {slide.pages}", slide_html(slide, quote), slide.pages
-        if suffix == ".docx":  # no pages: a .docx says none
+        if kind == "word":  # no pages: a .docx says none
             return "", word_html(originals.word(originals.read_original(self.index, path).data,
                                                 quote), quote), 0
         return render.place(path, asked, text, start), text_html(text, quote, start), 0
