@@ -2,20 +2,21 @@
 
 The web chat keeps a "Wrong answer" mark with its conversation (with the answer the user
 expected, or that the documents do not hold one), and writes it into the conversation's
-JSON export, beside each turn's question and answer. `qa eval feedback FILE...` reads
-such exports, asks each marked question again of the index (after the turns before it,
-so that a follow-up is read as one) and says which answers now differ from the one
-marked wrong, and whether the new one says the expected answer (in its opening, the value
-or verdict it leads with, when it has one: not in a quote it cites) or refuses as it
-should: users' corrections become a test set that stays on the machine.
+JSON export, beside each turn's question and answer (the format: `qa.chat_export`).
+`qa eval feedback FILE...` reads such exports, asks each marked question again of the
+index (after the turns before it, so that a follow-up is read as one) and says which
+answers now differ from the one marked wrong, and whether the new one says the expected
+answer (in its opening, the value or verdict it leads with, when it has one: not in a
+quote it cites) or refuses as it should: users' corrections become a test set that stays
+on the machine.
 """
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from qa.chat_export import ChatExport, WrongMark
 from qa.errors import QAError, printable
 from qa.index import Index, clean_question
 from qa.results import Answer
@@ -25,14 +26,13 @@ SHOWN_CHARS = 200  # of a question not asked again, shown in its line
 
 @dataclass(frozen=True, slots=True)
 class Flagged:
-    """A question whose answer was marked wrong: the answer then, what was expected, and
-    the (question, answer) turns before it."""
+    """A question whose answer was marked wrong: the answer then, the mark (what was
+    expected), and the (question, answer) turns before it."""
 
     question: str
     answer: str
     found: bool
-    correct: str
-    should_refuse: bool
+    mark: WrongMark
     before: tuple[tuple[str, str], ...] = ()
 
 
@@ -58,10 +58,11 @@ class Rechecked:
         """Whether the answer now refuses as it should, or says the expected answer (its
         words, whole, in what it says: case and spacing aside); None when nothing was
         expected."""
-        if self.flagged.should_refuse:
+        mark = self.flagged.mark
+        if mark.should_refuse:
             return not self.found
-        if self.flagged.correct:
-            expected = rf"(?<!\w){re.escape(_plain(self.flagged.correct))}(?!\w)"
+        if mark.correct:
+            expected = rf"(?<!\w){re.escape(_plain(mark.correct))}(?!\w)"
             return re.search(expected, _plain(self.said or self.answer)) is not None
         return None
 
@@ -72,22 +73,18 @@ def read_flagged(paths: Iterable[str | Path]) -> list[Flagged]:
     flagged = []
     for path in paths:
         try:
-            turns = json.loads(Path(path).read_text(encoding="utf-8"))["turns"]
-            before: list[tuple[str, str]] = []
-            for turn in turns:
-                question, answer = str(turn["question"]), turn["answer"]
-                text = str(answer.get("answer", ""))
-                mark = turn.get("feedback")
-                if mark:
-                    flagged.append(Flagged(question, text, bool(answer.get("found")),
-                                           str(mark.get("correct") or ""),
-                                           bool(mark.get("should_refuse")), tuple(before)))
-                before.append((question, text))
+            turns = ChatExport.from_json(Path(path).read_text(encoding="utf-8")).turns
         except OSError as error:
             raise QAError(f"{path}: cannot be read ({error.strerror})") from error
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
+        except (ValueError, KeyError, TypeError, RecursionError) as error:
             raise QAError(f"{path}: not a conversation exported as JSON from the web chat "
                           f"({type(error).__name__}: {error})") from error
+        before: list[tuple[str, str]] = []
+        for turn in turns:
+            if turn.feedback:
+                flagged.append(Flagged(turn.question, turn.text, turn.found, turn.feedback,
+                                       tuple(before)))
+            before.append((turn.question, turn.text))
     return flagged
 
 
@@ -128,8 +125,9 @@ def report(results: list[Rechecked]) -> str:
             lines += [f"SKIPPED\t{shown}{'…' if len(flagged.question) > SHOWN_CHARS else ''}",
                       f"  not asked again: {result.refused}"]
             continue
-        expected = ("a refusal" if flagged.should_refuse
-                    else f"“{printable(flagged.correct)}”" if flagged.correct else "")
+        mark = flagged.mark
+        expected = ("a refusal" if mark.should_refuse
+                    else f"“{printable(mark.correct)}”" if mark.correct else "")
         verdict = {True: "as expected", False: "not as expected", None: ""}[result.as_expected]
         lines += [f"{'DIFFERS' if result.differs else 'SAME'}\t{printable(flagged.question)}",
                   f"  marked wrong: {printable(flagged.answer)}",

@@ -254,13 +254,14 @@ def test_eval_feedback_judges_what_an_answer_says_not_the_row_it_quotes():
     from dataclasses import replace
 
     from qa import Answer, Citation, Hit
+    from qa.chat_export import WrongMark
     from qa.feedback import Flagged, Rechecked, opening
 
     row = "Offices: City: Lyon; Count: 41."
     hit = Hit(1, 1, "/docs/offices.csv", "", row, 0, len(row), None, 0.1, 0.5)
     says_one = Answer("How many offices are in Lyon?", f"1. {row} [1]", True,
                       (Citation(1, hit, row, 0, len(row)),))
-    flagged = Flagged(says_one.question, "3. [1]", True, "41", False)
+    flagged = Flagged(says_one.question, "3. [1]", True, WrongMark("41"))
 
     def judged(answer: Answer) -> bool | None:
         return Rechecked(flagged, answer.text, True, said=opening(answer)).as_expected

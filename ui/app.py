@@ -27,6 +27,7 @@ from ui import render, uploads
 from ui.collection_panel import CollectionPanel, asked_within
 from ui.conversation_panel import ConversationPanel
 from ui.conversations import ConversationStore
+from ui.events import event_data
 from ui.guard import Guard, from_own_page
 from ui.model_panel import ModelPanel
 from ui.render import sentence
@@ -221,7 +222,7 @@ class ChatApp:
 
         (Not "path": Gradio would take the data for a file to fetch from its cache.)
         """
-        data = event._data or {}
+        data = event_data(event)
         path, action = str(data.get("document") or ""), data.get("action")
         if action == "remove":
             return self.remove(path, request)

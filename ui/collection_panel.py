@@ -18,6 +18,7 @@ import gradio as gr
 
 from qa import DocumentInfo, Index, QAError
 from ui import render
+from ui.events import event_data
 
 JS = (Path(__file__).parent / "collections.js").read_text()
 # a refusal's offer to ask within a document or collection (ui/page.js) sets the choice
@@ -175,7 +176,7 @@ class CollectionPanel:
     def ask_within(self, event: gr.EventData) -> tuple:
         """A refusal's offer taken ({"document": path} or {"collection": name}): the "Ask
         within" choices showing it."""
-        data = event._data or {}
+        data = event_data(event)
         return self.show_scope(_listed(data.get("collection")), _listed(data.get("document")))
 
     def relabel(self, collections: Any, documents: Any) -> Any:
@@ -227,7 +228,7 @@ class CollectionPanel:
             event: gr.EventData, request: gr.Request) -> tuple:
         """A click in the list: {"action": "rename" | "delete", "name": collection, "to":
         new name (rename)}."""
-        data, values = event._data or {}, (into, members, target, collections, documents)
+        data, values = event_data(event), (into, members, target, collections, documents)
         action, name = data.get("action"), str(data.get("name") or "")
         kept = self.index.collections
         renamed: list[tuple[str, str]] = []

@@ -17,6 +17,7 @@ import gradio as gr
 from qa.conversation import FOLLOW_UP_TURNS
 from ui import render
 from ui.conversations import ConversationStore, as_json, as_markdown, is_id, new_id
+from ui.events import event_data
 
 STORAGE_KEY = "qa-conversation"  # in the browser's localStorage
 JS = (Path(__file__).parent / "conversations.js").read_text()
@@ -74,7 +75,7 @@ class ConversationPanel:
     def flag(self, current: str, event: gr.EventData, request: gr.Request) -> str:
         """The form sent: {"position": the answer's turn (from 0), "correct": the right
         answer or "", "refuse": whether it should have said the documents do not know}."""
-        data = event._data or {}
+        data = event_data(event)
         position = data.get("position")
         if not (is_id(current) and self.allowed(request) and isinstance(position, int)):
             return render.feedback_html("That answer could not be marked.")
@@ -163,7 +164,7 @@ class ConversationPanel:
     def act(self, current: str, search: str, event: gr.EventData, request: gr.Request) -> tuple:
         """A click in the list: {"action": "open" | "rename" | "delete" | "md" | "json",
         "id": conversation, "title": new title (rename)}."""
-        data = event._data or {}
+        data = event_data(event)
         action, chosen = data.get("action"), data.get("id")
         if not (isinstance(chosen, str) and is_id(chosen) and self.allowed(request)):
             return *[gr.skip()] * 5, None

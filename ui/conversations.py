@@ -22,6 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from qa.chat_export import ChatExport, ExportedTurn, WrongMark
+
 CONVERSATIONS = "conversations.sqlite3"
 TITLE_CHARS = 80  # of the first question used as a conversation's title; of a new title
 MAX_CORRECT_CHARS = 4000  # of the answer a user says was right
@@ -58,7 +60,7 @@ class Turn:
     shown: str
     answer: dict[str, Any]
     asked_at: str
-    feedback: dict[str, Any] | None = None  # {"wrong": True, "correct", "should_refuse", "at"}
+    feedback: WrongMark | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,8 +153,7 @@ class ConversationStore:
                 (user, conversation),
             ).fetchall()
         return [Turn(q, shown, json.loads(answer), asked,
-                     None if at is None else {"wrong": True, "correct": correct,
-                                              "should_refuse": bool(refuse), "at": at})
+                     None if at is None else WrongMark(correct, bool(refuse), at))
                 for q, shown, answer, asked, correct, refuse, at in rows]
 
     def flag(self, user: str, conversation: str, position: int, correct: str,
@@ -245,7 +246,7 @@ def as_markdown(conversation: Conversation, turns: list[Turn],
         lines += [f"## {turn.question}", "", turn.answer.get("answer", ""), ""]
         if turn.feedback:
             expected = ("it should have said the documents do not hold the answer"
-                        if turn.feedback["should_refuse"] else turn.feedback["correct"])
+                        if turn.feedback.should_refuse else turn.feedback.correct)
             lines += [f"Marked wrong{': ' + expected if expected else ''}.", ""]
         cited: dict[int, list[dict]] = {}
         for citation in turn.answer.get("citations", []):
@@ -263,12 +264,9 @@ def as_markdown(conversation: Conversation, turns: list[Turn],
 
 
 def as_json(conversation: Conversation, turns: list[Turn]) -> str:
-    """A conversation as JSON: its title and dates, and each turn's question and answer
-    with citations (as `/ask` returns them) and, if it was marked wrong, its feedback
-    (the file `qa eval feedback` reads)."""
-    return json.dumps({
-        "title": conversation.title, "created_at": conversation.created_at,
-        "updated_at": conversation.updated_at,
-        "turns": [{"question": t.question, "asked_at": t.asked_at, "answer": t.answer,
-                   **({"feedback": t.feedback} if t.feedback else {})} for t in turns],
-    }, ensure_ascii=False, indent=2)
+    """A conversation as JSON (`ChatExport`, the file `qa eval feedback` reads): its title
+    and dates, and each turn's question and answer with citations (as `/ask` returns them)
+    and, if it was marked wrong, its mark."""
+    return ChatExport(conversation.title, conversation.created_at, conversation.updated_at,
+                      tuple(ExportedTurn(t.question, t.answer, t.asked_at, t.feedback)
+                            for t in turns)).to_json()

@@ -29,6 +29,7 @@ from starlette.responses import PlainTextResponse, Response
 from qa import DocumentInfo, Index, QAError, originals
 from qa.documents import kind_of
 from ui import render
+from ui.events import event_data
 from ui.guard import sent_from_elsewhere
 from ui.render import escape, sentence
 
@@ -60,7 +61,7 @@ class Viewer:
     def show(self, event: gr.EventData, request: gr.Request) -> str:
         """A request from the page: {"document": path, "page", "start", "end"} (the quote's
         offsets in the document's text); the dialog, or "" for a request from elsewhere."""
-        data = event._data or {}
+        data = event_data(event)
         if not self.allowed(request):
             return ""
         path = str(data.get("document") or "")
