@@ -54,6 +54,11 @@ _TOTAL = re.compile(r"\b(?:total|sum|altogether|combined|in all)\b", re.I)
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
 _DIFFERENCE = re.compile(r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|bigger|"
                          r"smaller)\b|\bdifference between\b", re.I)
+# a change from one column to another: "grew the most", "the biggest increase"
+_CHANGE = re.compile(r"\b(?:grew|grow[sn]?|growth|rose|risen|increased?|increases|fell|fallen|"
+                     r"dropped|decreased?|decreases|declined?|changed?|changes)\b", re.I)
+_FALL = re.compile(r"\b(?:fell|fallen|dropped|decreased?|decreases|declined?)\b", re.I)
+_PERCENT = re.compile(r"\b(?:percent|percentage|per cent)\b|%", re.I)
 _TOTAL_ROW = re.compile(r"(?:grand |sub-?)?totals?|sum|all", re.I)
 _UNIT = re.compile(r"[^\W\d]+\.?|%|[^\w\s]")  # after a number: "kg", "pounds", "%", "€"
 _NUMBER = re.compile(
@@ -88,7 +93,8 @@ class Number:
 
 def question_operation(question: str) -> str | None:
     """What a question asks to be computed over a table's rows: "largest", "smallest",
-    "count", "total", "average", "difference" or "list"; None for any other question."""
+    "change" (the row that grew or fell the most from one column to another), "count",
+    "total", "average", "difference" or "list"; None for any other question."""
     if _DIFFERENCE.search(question):
         return "difference"
     if _AVERAGE.search(question):
@@ -97,6 +103,9 @@ def question_operation(question: str) -> str | None:
         return "total"
     if _COUNT.match(question):
         return "count"
+    if _WHICH.match(question) and _CHANGE.search(question) and (
+            _LARGEST.search(question) or _SMALLEST.search(question)):
+        return "change"
     if _WHICH.match(question) and _SMALLEST.search(question):
         return "smallest"
     if _WHICH.match(question) and _LARGEST.search(question):
@@ -200,6 +209,8 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
         return (f"The column {named} has a value that is not a number: "
                 f"“{bad.cells[named]}”; nothing is computed.",
                 [row for row in rows if named in row.cells])
+    if operation == "change":
+        return _changed(question, rows, columns, numeric, label)
     column = _named_column(question, numeric)
     if column is None and operation in ("largest", "smallest", "difference") and \
             len(numeric) == 1:  # "Which team spent the most?": the only column of numbers
@@ -277,6 +288,39 @@ def _difference(question: str, rows: Sequence[Row], columns: list[str], column: 
     names = [_name(row, label) for row in (first, second)]
     return (f"{column}, {names[0]} minus {names[1]}: {_format(difference, [a, b])} "
             f"(computed: {first.cells[column]} − {second.cells[column]}).", [first, second])
+
+
+def _changed(question: str, rows: Sequence[Row], columns: list[str], numeric: list[str],
+             label: str | None) -> tuple[str, list[Row]] | None:
+    """The row that grew (or fell) the most from one column to the other, both named by
+    the question in that order ("from 2023 to 2024"), as a difference or, when asked, a
+    percentage; None unless it names exactly two columns of numbers."""
+    lower = question.lower()
+    named = sorted((min(lower.find(word) % (len(lower) + 1) for word in content_words(column)),
+                    column) for column in numeric
+                   if _stems(column) and _stems(column) <= _stems(question))
+    if len(named) != 2:
+        return None
+    before, after = (column for _, column in named)
+    kept = [row for row in _filtered(question, rows, columns, exclude=None)
+            if before in row.cells and after in row.cells]
+    percent = bool(_PERCENT.search(question))
+    if len(kept) < 2 or percent and any(_number(r, before).value == 0 for r in kept):
+        return None
+
+    def change(row: Row) -> float:
+        first, last = _number(row, before).value, _number(row, after).value
+        return (last - first) / abs(first) * 100 if percent else last - first
+
+    pick = min if _FALL.search(question) else max
+    best = pick(kept, key=change)
+    numbers = [_number(best, before), _number(best, after)]
+    value = change(best)
+    shown = (f"{value:+.1f}%" if percent else ("+" if value > 0 else "") + _format(
+        replace(numbers[0], value=value, decimals=max(n.decimals for n in numbers)), numbers))
+    how = "fell the most" if pick is min else "grew the most"
+    return (f"{_name(best, label)}: {before} {best.cells[before]} to {after} "
+            f"{best.cells[after]}, {shown}; it {how} of {len(kept)} rows (computed).", kept)
 
 
 def _extreme(operation: str, rows: list[Row], column: str, label: str | None,

@@ -170,6 +170,12 @@ East,Lyon,8,€950
 West,Nantes,15,"€1,100"
 """
 
+MEMBERS_CSV = """Branch,2022,2023
+Derby,30,27
+Hull,12,19
+Ely,8,9
+"""
+
 PROJECTS_MD = """# Projects
 
 The projects of the year are listed below, with their budgets.
@@ -207,6 +213,7 @@ def tables_index(tmp_path_factory):
     folder.mkdir()
     (folder / "offices.csv").write_text(OFFICES_CSV, encoding="utf-8")
     (folder / "projects.md").write_text(PROJECTS_MD, encoding="utf-8")
+    (folder / "members.csv").write_text(MEMBERS_CSV, encoding="utf-8")
     _sheet(folder / "fleet.xlsx")
     index = Index.build([folder], path=folder.parent / "index")
     yield index
@@ -227,6 +234,8 @@ def _assert_cited_exactly(answer):
      "projects.md", 3),
     ("How many more kilometres did the Truck drive than Van 1?",
      "Kilometres, Truck minus Van 1: 18250 (computed: 30250 − 12000).", "fleet.xlsx", 2),
+    ("Which branch grew the most from 2022 to 2023?",
+     "Hull: 2022 12 to 2023 19, +7; it grew the most of 3 rows (computed).", "members.csv", 3),
 ])
 def test_a_computed_answer_through_the_index_leads_with_the_value_and_cites_each_row(
         tables_index, question, first, source, rows):
@@ -351,3 +360,28 @@ def test_a_count_that_leaves_one_row_quotes_it_instead():
                   "Staff: Team: Legal; Year: 2023; Headcount: 3."])
 
     assert compute("count", "How many people were in Legal in 2023?", rows) is None
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Which branch grew the most from 2022 to 2023?",
+     "Hull: 2022 12 to 2023 19, +7; it grew the most of 3 rows (computed)."),
+    ("Which branch fell the most between 2022 and 2023?",
+     "Derby: 2022 30 to 2023 27, -3; it fell the most of 3 rows (computed)."),
+    ("Which branch had the biggest percentage increase from 2022 to 2023?",
+     "Hull: 2022 12 to 2023 19, +58.3%; it grew the most of 3 rows (computed)."),
+])
+def test_a_change_from_one_column_to_another_is_computed_per_row(question, expected):
+    rows = _rows(["Members: Branch: Derby; 2022: 30; 2023: 27.",
+                  "Members: Branch: Hull; 2022: 12; 2023: 19.",
+                  "Members: Branch: Ely; 2022: 8; 2023: 9."])
+
+    assert question_operation(question) == "change"
+    headline, used = compute("change", question, rows)
+    assert headline == expected
+    assert len(used) == 3
+
+
+def test_a_change_that_names_one_column_is_not_computed():
+    rows = _rows(["Members: Branch: Derby; Members: 30.", "Members: Branch: Hull; Members: 12."])
+
+    assert compute("change", "Which branch grew the most?", rows) is None
