@@ -4,8 +4,9 @@ Rows of sheets, CSV and Word, slide, HTML and Markdown tables are stored one a l
 each cell named by its column (`qa.loaders.tables`). A question that asks for a value over
 rows ("Which team spent the most?", "How many offices are in Lyon?", "What is the
 total spend?", "What is the average cost?", "How much more did Design spend than
-Finance?") or for the rows themselves ("Which teams are in the office?") is answered
-from every row of the table, not from the one row that reads most like the question:
+Finance?", "Which branch grew the most from 2022 to 2023?") or for the rows themselves
+("Which teams are in the office?") is answered from every row of the table, not from the
+one row that reads most like the question:
 
 - the table: the rows among the top hits' passages are grouped by document and caption;
   the one whose caption, column names and cells share most words with the question is
