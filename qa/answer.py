@@ -211,8 +211,7 @@ def _reader_signals(candidates: Sequence["_Candidate"], hits: Sequence[Hit],
         start = hit.start + reading.start
         for i, c in enumerate(candidates):
             if c.hit.source == hit.source and c.sentence.start <= start < c.sentence.end:
-                sure = 1.0 / (1.0 + math.exp(-max(min(reading.margin, 40.0), -40.0)))
-                signal[i] = max(signal[i], sure)
+                signal[i] = max(signal[i], answerability.logistic(reading.margin))
     return signal
 
 

@@ -65,7 +65,7 @@ class Model:
         """The estimated probability that the sentence answers the question."""
         z = self.bias + sum(self.weights[name] * (features[name] - self.mean[name])
                             / self.scale[name] for name in FEATURES)
-        return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
+        return logistic(z)
 
     def to_dict(self) -> dict:
         def rounded(values: Mapping[str, float]) -> dict[str, float]:
@@ -74,6 +74,11 @@ class Model:
                 "bias": round(self.bias, 6), "mean": rounded(self.mean),
                 "scale": rounded(self.scale), "threshold": round(self.threshold, 6),
                 "span_margin": round(self.span_margin, 6)}
+
+
+def logistic(z: float) -> float:
+    """1 / (1 + e^-z), for any z (clamped where it is 0 or 1 to double precision)."""
+    return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
 
 
 @functools.cache
