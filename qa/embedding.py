@@ -12,7 +12,7 @@ its passage), which the extractive answer uses to pick the sentence to quote.
 
 The model runs in bfloat16 (torch's autocast) on a CPU with native bfloat16 kernels
 (AVX-512 BF16, AMX): 2.8 times the tokens per CPU-second of float32, with every vector's
-cosine to its float32 twin above 0.9999 (docs/figures.md#build-speed). `precision`
+cosine to its float32 twin above 0.9999 (docs/figures.md#build-speed-bfloat16-issue-37). `precision`
 names it; an index records the precision its vectors were made with, and its questions
 are embedded the same way (`qa.index`).
 
