@@ -1,8 +1,8 @@
-"""Refit the answerability model (`qa/answerability.json`) from public data, and report it
+"""Refit the answerability model (`qa/answering/answerability.json`) from public data, and report it
 fold by fold.
 
-The model decides whether a question is answered, from the reader's scores (`qa.reader`)
-and the features of the sentence the product would quote (`qa.answer.assess`), and from
+The model decides whether a question is answered, from the reader's scores (`qa.answering.reader`)
+and the features of the sentence the product would quote (`qa.answering.quoted.assess`), and from
 which margin the reader's span is said before the quote. It is fitted to what the reader
 says of articles it was not trained on: the development articles of the fold the
 shipped reader held out (`benchmarks/reader.py --hold-out-fold 0`), since it is surer
@@ -38,10 +38,12 @@ from pathlib import Path
 
 import numpy as np
 
-from qa import Index, answerability, squad
-from qa.answer import READ_PASSAGES, assess
-from qa.question_kinds import STOPWORDS, WORD, content_words
-from qa.reader import read_passages
+from qa import Index
+from qa.answering import answerability
+from qa.answering.question_kinds import STOPWORDS, WORD, content_words
+from qa.answering.quoted import READ_PASSAGES, assess
+from qa.answering.reader import read_passages
+from qa.evaluation import squad
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "squad"
 FITTED = SHARED / "squad2-dev-15articles.json"
@@ -193,7 +195,8 @@ def print_table(report: dict[str, dict]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, help="keep corpora and indexes here")
-    parser.add_argument("--write", action="store_true", help="write qa/answerability.json")
+    parser.add_argument("--write", action="store_true",
+                        help="write qa/answering/answerability.json")
     parser.add_argument("--check", type=Path, help="SQuAD file to report the model on")
     parser.add_argument("--rows", type=Path, help="write the rows fitted to (JSON)")
     parser.add_argument("--sample", type=Path,

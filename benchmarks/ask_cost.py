@@ -1,6 +1,6 @@
 """What `ask` costs beside one pass of the reader over what it reads (issue 33).
 
-The reader (`qa.reader`) reads the question with each of the top five passages; that one
+The reader (`qa.answering.reader`) reads the question with each of the top five passages; that one
 pass is the least an answer read by a model can cost. For each question of a SQuAD file
 (indexed as `qa eval squad` does), this times `Index.ask` whole (search, the reader,
 choosing the quote) and then the reader's pass alone over the same passages, and prints
@@ -16,9 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from qa import Index, squad
-from qa.answer import READ_PASSAGES
-from qa.reader import read_passages
+from qa import Index
+from qa.answering.quoted import READ_PASSAGES
+from qa.answering.reader import read_passages
+from qa.evaluation import squad
 
 
 def timed(call) -> tuple[float, float]:

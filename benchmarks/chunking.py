@@ -7,10 +7,11 @@ Three kinds of text, each made here from the seed article (seeds/):
   prose  the article repeated: paragraphs of ordinary sentences
 
 Each case runs in its own process (`--case KIND MB`), which loads the model's
-tokenizer, makes the text, then times `qa.documents.load` + `qa.chunking.chunk_document`
-with the product's budget (Settings: 200 tokens, 40 of overlap). Peak memory is the
-process's peak RSS (ru_maxrss) minus its RSS just before loading, so the model and
-the text itself are not counted. Linear cost shows as flat s/MB and peak/MB columns.
+tokenizer, makes the text, then times `qa.loaders.formats.load` +
+`qa.indexing.chunking.chunk_document` with the product's budget (Settings: 200 tokens,
+40 of overlap). Peak memory is the process's peak RSS (ru_maxrss) minus its RSS just
+before loading, so the model and the text itself are not counted. Linear cost shows as flat
+s/MB and peak/MB columns.
 
     .venv/bin/python benchmarks/chunking.py                    # 1, 2, 5, 10, 20 MB
     .venv/bin/python benchmarks/chunking.py --sizes 1 2 --kinds prose
@@ -49,9 +50,9 @@ def _rss_mb() -> float:
 
 def run_case(kind: str, megabytes: float) -> None:
     """In a child: time one case and print `seconds peak_mb chunks`."""
-    from qa.chunking import chunk_document
-    from qa.documents import load
-    from qa.embedding import load_embedder
+    from qa.indexing.chunking import chunk_document
+    from qa.indexing.embedding import load_embedder
+    from qa.loaders.formats import load
     from qa.settings import Settings
 
     settings = Settings()

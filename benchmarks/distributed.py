@@ -1,17 +1,17 @@
 """Ingest with Ray against ingest in one process, and the Milvus backend against SQLite,
 in the same run, on the same files.
 
-Writes the first --limit documents of a BEIR corpus as files (`qa.evaluate.write_corpus`,
-not timed), then indexes them into fresh indexes, one per row: in this process or with
-`--ray` (a local Ray of 2 CPUs: two embedding actors of 0.75 CPU), into SQLite or Milvus
-Lite. Each time is end to end, as `qa index` runs it: the model load (and Ray's start and
-its actors' model loads) included, which is what a user waits for; the model is loaded
-once per process, so the first row pays the driver's model load and later rows do not.
-Each row also has the CPU seconds of the whole process tree (this process and every
-process descended from it, as Ray's raylet and actors are; read from /proc every 0.2 s,
-so a process's last fifth of a second may be missed) and wall / CPU: below 0.75, both
-cores were kept busy. Prints the 1-minute load average beside each row: on a shared
-2-core machine, read them together.
+Writes the first --limit documents of a BEIR corpus as files
+(`qa.evaluation.retrieval.write_corpus`, not timed), then indexes them into fresh
+indexes, one per row: in this process or with `--ray` (a local Ray of 2 CPUs: two
+embedding actors of 0.75 CPU), into SQLite or Milvus Lite. Each time is end to end, as
+`qa index` runs it: the model load (and Ray's start and its actors' model loads) included,
+which is what a user waits for; the model is loaded once per process, so the first row pays
+the driver's model load and later rows do not. Each row also has the CPU seconds of the
+whole process tree (this process and every process descended from it, as Ray's raylet and
+actors are; read from /proc every 0.2 s, so a process's last fifth of a second may be
+missed) and wall / CPU: below 0.75, both cores were kept busy. Prints the 1-minute load
+average beside each row: on a shared 2-core machine, read them together.
 
 Run:  .venv/bin/python benchmarks/distributed.py /work/shared/datasets/scifact --limit 500
 """
@@ -102,12 +102,12 @@ def main() -> int:
     parser.add_argument("--only", choices=["sqlite", "milvus"], help="one backend only")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    from qa import evaluate
+    from qa.evaluation import retrieval
 
-    corpus, _, _ = evaluate.load_beir(args.dataset)
+    corpus, _, _ = retrieval.load_beir(args.dataset)
     work = Path(tempfile.mkdtemp(prefix="qa-distributed-"))
     try:
-        evaluate.write_corpus(dict(list(corpus.items())[: args.limit]), work / "corpus")
+        retrieval.write_corpus(dict(list(corpus.items())[: args.limit]), work / "corpus")
         rows = []
         for n, (backend, ray) in enumerate(CONFIGS):
             if args.only and backend != args.only:

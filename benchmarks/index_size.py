@@ -1,6 +1,6 @@
 """Index size and build cost: where an index folder's bytes go, and what building it costs.
 
-Writes a BEIR corpus as one Markdown file per document (`qa.evaluate.write_corpus`, as
+Writes a BEIR corpus as one Markdown file per document (`qa.evaluation.retrieval.write_corpus`, as
 `qa eval` does; not timed), builds a fresh index of it with `Index.create(...).add`, and
 prints one table: the folder's size by file (the SQLite database, by table and index
 from its `dbstat` table, the FAISS file, the Tantivy folder), each also as a multiple
@@ -84,15 +84,15 @@ def build(dataset: Path, limit: int | None, work: Path, batch_size: int | None =
     """Build the index and return its cost: wall and CPU seconds, tokens, peak RSS."""
     from ingest import Timer, embedded_inputs, peak_rss_mb
 
-    from qa import evaluate
-    from qa.embedding import load_embedder
+    from qa.evaluation import retrieval
     from qa.index import Index
+    from qa.indexing.embedding import load_embedder
     from qa.settings import DEFAULT_MODEL, Settings
 
-    corpus, _, _ = evaluate.load_beir(dataset)
+    corpus, _, _ = retrieval.load_beir(dataset)
     if limit:
         corpus = dict(islice(corpus.items(), limit))
-    evaluate.write_corpus(corpus, work / "corpus")
+    retrieval.write_corpus(corpus, work / "corpus")
     settings = Settings(batch_size=batch_size) if batch_size else Settings()
     embedder = load_embedder(settings.model or DEFAULT_MODEL, settings.batch_size)
     embedder.embed(["warm up"])  # loads the model before the timer starts

@@ -1,6 +1,6 @@
 """Ingest throughput: the product indexing a BEIR corpus, against the bare model encode.
 
-Writes the corpus as one Markdown file per document (`qa.evaluate.write_corpus`,
+Writes the corpus as one Markdown file per document (`qa.evaluation.retrieval.write_corpus`,
 as `qa eval` does; not timed), then times `Index.create(...).add([corpus])` end
 to end into a fresh index. In the same process it reads back the texts the
 product embedded (title line + chunk text, rebuilt from the index's own SQLite
@@ -32,7 +32,7 @@ its end: on a shared machine read them together.
 
 `--compare-workers R` instead times `Index.add` into fresh indexes R rounds, with one
 embedding worker (today's serial embedding: one model call at a time, torch on all
-cores) and with `qa.ingest.EMBED_WORKERS` (groups embedded side by side), alternating
+cores) and with `qa.indexing.ingest.EMBED_WORKERS` (groups embedded side by side), alternating
 which goes first, and prints per side the median wall and CPU seconds, the cores kept
 busy (CPU / wall) and wall / CPU, and whether the stored chunks, vectors and sentence
 vectors are the same bit for bit on both sides.
@@ -108,10 +108,10 @@ class Timer:
 
 
 def _stages():
-    from qa import ingest
     from qa.backends.sqlite import SQLiteBackend
     from qa.backends.sqlite.store import Store
-    from qa.embedding import SentenceTransformerEmbedder
+    from qa.indexing import ingest
+    from qa.indexing.embedding import SentenceTransformerEmbedder
 
     return {  # name: (owner, attribute); "_change" includes "put_document"
         "prepare": (ingest, "prepare"),
@@ -161,8 +161,8 @@ def embedded_inputs(index) -> tuple[list[str], list[int], np.ndarray]:
     numbers documents and chunks in the order it wrote them) and the passage
     vectors the product stored (int8, unit length again, as read back).
     """
-    from qa.documents import Document
-    from qa.ingest import EMBED_BATCH_CHUNKS, _prefix_and_budget
+    from qa.indexing.ingest import EMBED_BATCH_CHUNKS, _prefix_and_budget
+    from qa.loaders.formats import Document
 
     store = index.backend.store()
     ids = [i for (i,) in store._query("SELECT id FROM chunks ORDER BY id")]
@@ -216,16 +216,16 @@ def run(args: argparse.Namespace) -> dict:
     import faiss  # noqa: F401  imported before the timers, like the model
     import torch
 
-    from qa import evaluate
-    from qa.embedding import load_embedder
+    from qa.evaluation import retrieval
     from qa.index import Index
+    from qa.indexing.embedding import load_embedder
     from qa.settings import DEFAULT_MODEL, Settings
 
     if args.torch_threads:
         torch.set_num_threads(args.torch_threads)
     result: dict = {"dataset": str(args.dataset), "cpus": os.cpu_count(),
                     "torch_threads": torch.get_num_threads(), "load_at_start": load1()}
-    corpus, _, _ = evaluate.load_beir(args.dataset)
+    corpus, _, _ = retrieval.load_beir(args.dataset)
     if args.limit:
         corpus = dict(islice(corpus.items(), args.limit))
     if args.workdir:
@@ -233,7 +233,7 @@ def run(args: argparse.Namespace) -> dict:
     work = Path(tempfile.mkdtemp(prefix="qa-ingest-", dir=args.workdir))
     corpus_dir, index_dir = work / "corpus", work / "index"
     try:
-        evaluate.write_corpus(corpus, corpus_dir)  # set-up, as `qa eval` does; not timed
+        retrieval.write_corpus(corpus, corpus_dir)  # set-up, as `qa eval` does; not timed
 
         settings = Settings(precision=args.precision)
         embedder = load_embedder(settings.model or DEFAULT_MODEL, settings.batch_size,
@@ -366,12 +366,13 @@ def stored_digest(index_dir: Path) -> str:
 
 def compare_workers(args: argparse.Namespace) -> dict:
     """Index.add with one embedding worker and with EMBED_WORKERS, alternating, R rounds."""
-    from qa import evaluate, ingest
-    from qa.embedding import load_embedder
+    from qa.evaluation import retrieval
     from qa.index import Index
+    from qa.indexing import ingest
+    from qa.indexing.embedding import load_embedder
     from qa.settings import DEFAULT_MODEL, Settings
 
-    corpus, _, _ = evaluate.load_beir(args.dataset)
+    corpus, _, _ = retrieval.load_beir(args.dataset)
     if args.limit:
         corpus = dict(islice(corpus.items(), args.limit))
     work = Path(tempfile.mkdtemp(prefix="qa-ingest-workers-", dir=args.workdir))
@@ -383,7 +384,7 @@ def compare_workers(args: argparse.Namespace) -> dict:
         replica.embed_passages(["warm up"], [[(0, 7)]])
     runs: dict[int, list[dict]] = {workers: [] for workers in sides}
     try:
-        evaluate.write_corpus(corpus, work / "corpus")
+        retrieval.write_corpus(corpus, work / "corpus")
         for round_ in range(args.compare_workers):
             for workers in sides if round_ % 2 == 0 else sides[::-1]:
                 ingest.EMBED_WORKERS = workers
@@ -474,7 +475,7 @@ def print_table(r: dict) -> None:
 
 
 def main() -> None:
-    from qa.embedding import PRECISIONS, fastest_precision
+    from qa.indexing.embedding import PRECISIONS, fastest_precision
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path,

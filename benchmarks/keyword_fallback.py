@@ -62,9 +62,9 @@ def main() -> None:
                         help="the --index folder of `qa eval beir` (its index/ is opened)")
     args = parser.parse_args()
 
-    from qa import evaluate
-    from qa.answer import question_terms
+    from qa.answering.quoted import question_terms
     from qa.backends.sqlite import SQLiteBackend
+    from qa.evaluation import retrieval
 
     backend = SQLiteBackend(args.index / "index")
     store = backend.store()
@@ -75,7 +75,7 @@ def main() -> None:
     passages = sum(1 for _ in store.chunk_texts())
     builds = [build(backend) for _ in range(3)]
     in_ram = builds[-1]["index"]
-    _, queries, qrels = evaluate.load_beir(args.dataset)
+    _, queries, qrels = retrieval.load_beir(args.dataset)
     questions = [queries[q] for q in qrels if q in queries]
 
     ms: dict[str, list[float]] = {name: [] for name in (

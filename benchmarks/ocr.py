@@ -2,7 +2,7 @@
 
 Makes a scan: --pages A4 pages of English prose drawn as pictures (PIL, DejaVu Sans
 11 pt at 200 dpi, about 30 lines a page) saved as a PDF with no text layer, then loads
-it with `qa.documents.load` in this process, as `qa index` does (pypdfium2 renders each
+it with `qa.loaders.formats.load` in this process, as `qa index` does (pypdfium2 renders each
 page, RapidOCR reads it). Prints the total time (the model load included), the
 seconds per page (wall and process CPU), the peak resident memory of the process (ru_maxrss, the
 interpreter and libraries included), the share of drawn lines OCR read exactly, and
@@ -21,8 +21,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from qa.documents import load
 from qa.loaders import ocr
+from qa.loaders.formats import load
 
 PROSE = ("the harbour master counted seven ferries before the storm reached the old "
          "lighthouse and every captain signed the ledger kept at the customs office")

@@ -1,6 +1,6 @@
 """PDF reflow, before and after: PDFs made here with fpdf (a narrow column, paragraphs,
 line-end hyphens, a heading and bullets, numbered pages), each loaded without
-`qa.reflow` (pypdf's lines as they come) and with it.
+`qa.loaders.reflow` (pypdf's lines as they come) and with it.
 
 For each PDF: its sentences (syntok, as chunking splits them), how many hold a line
 break (the answer step drops a sentence's first lines when they end in no punctuation,
@@ -18,8 +18,9 @@ from unittest import mock
 
 from fpdf import FPDF
 
-from qa import Index, documents
-from qa.chunking import split_sentences
+from qa import Index
+from qa.indexing.chunking import split_sentences
+from qa.loaders import formats
 
 SAFETY = ("The safety officer, Priya Raman, recommends replacing the loading dock lights "
           "before winter.")
@@ -78,7 +79,7 @@ def make_pdfs(folder: Path) -> dict[str, list[str]]:
 def sentence_figures(path: Path, expected: list[str]) -> tuple[int, int, int]:
     """(sentences, sentences holding a line break, expected sentences found whole, line
     breaks read as spaces)."""
-    document = documents.load(path, path.read_bytes())
+    document = formats.load(path, path.read_bytes())
     sentences = [document.text[a:b] for a, b in split_sentences(document.text)]
     broken = sum("\n" in sentence for sentence in sentences)
     whole = {_one_line(sentence) for sentence in sentences}
@@ -108,12 +109,12 @@ def main() -> None:
         print(f"{'pdf':<11} {'sentences':>13} {'with a break':>13} {'whole':>9}")
         print(f"{'':<11} {'before after':>13} {'before after':>13} {'of':>9}")
         for name, sentences in expected.items():
-            with mock.patch.object(documents, "reflow", list):
+            with mock.patch.object(formats, "reflow", list):
                 before = sentence_figures(folder / f"{name}.pdf", sentences)
             after = sentence_figures(folder / f"{name}.pdf", sentences)
             print(f"{name:<11} {before[0]:>6} {after[0]:>6} {before[1]:>6} {after[1]:>6} "
                   f"{before[2]:>2} {after[2]:>2} {len(sentences):>2}")
-        with mock.patch.object(documents, "reflow", list):
+        with mock.patch.object(formats, "reflow", list):
             before = quoted_whole(folder, Path(tmp) / "before")
         after = quoted_whole(folder, Path(tmp) / "after")
         print(f"first quote is the expected sentence, whole: before {before}/{len(QUESTIONS)}, "

@@ -1,7 +1,7 @@
 """What a PDF whose pages share one huge content stream costs to load (issue 17).
 
 Each row builds a PDF of 4 pages drawing one deflated stream of N MB of text, then loads
-it with `qa.documents.load` in a fresh process, at the default limit (25,000,000
+it with `qa.loaders.formats.load` in a fresh process, at the default limit (25,000,000
 characters): seconds, peak RSS and the outcome.
 
     PYTHONPATH=. .venv/bin/python benchmarks/pdf_text_bound.py 20 60
@@ -18,7 +18,7 @@ from tests.test_hostile_files import pdf, text_run
 MEASURE = """
 import resource, sys, time
 from pathlib import Path
-from qa.documents import LoadError, load
+from qa.loaders.formats import LoadError, load
 path = Path(sys.argv[1])
 data = path.read_bytes()
 start = time.perf_counter()

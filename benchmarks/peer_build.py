@@ -93,8 +93,8 @@ def build_qa(dataset: Path, limit: int | None, work: Path) -> dict:
     """qa's build, as benchmarks/index_size.py measures it (its Timer counts the same CPU)."""
     from index_size import build
 
-    from qa.embedding import load_embedder
     from qa.index import Index
+    from qa.indexing.embedding import load_embedder
     from qa.settings import DEFAULT_MODEL, Settings
 
     result = build(dataset, limit, work)

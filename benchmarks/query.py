@@ -102,7 +102,7 @@ class Stages:
         self.index = index
 
     def run(self, question: str) -> tuple[dict[str, float], list[int]]:
-        from qa.answer import (
+        from qa.answering.quoted import (
             ANSWER_PASSAGES,
             compose_answer,
             question_terms,
@@ -221,7 +221,7 @@ def with_embedder(index, embedder):
 
 
 def load_embedder_of(index):
-    from qa.embedding import load_embedder
+    from qa.indexing.embedding import load_embedder
 
     return load_embedder(index.settings.model, index.settings.batch_size)
 
@@ -266,16 +266,16 @@ def run(args: argparse.Namespace) -> dict:
     import faiss
     import torch
 
-    from qa import evaluate
-    from qa.embedding import SentenceTransformerEmbedder
+    from qa.evaluation import retrieval
     from qa.index import Index
+    from qa.indexing.embedding import SentenceTransformerEmbedder
 
     if args.threads:
         torch.set_num_threads(args.threads)
         faiss.omp_set_num_threads(args.threads)
     folder = args.index / "index"
     before = fingerprint(folder)
-    _, queries, _ = evaluate.load_beir(args.dataset)
+    _, queries, _ = retrieval.load_beir(args.dataset)
     questions = list(queries.values())[: args.limit or None]
     # every timed question is embedded, as a new one is (a second copy of the model)
     opened = Index.open(folder)

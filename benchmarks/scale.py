@@ -235,8 +235,8 @@ def dense(size: int, vectors: np.ndarray, probes: np.ndarray, store: Store, fold
 
 def hybrid(folder: Path, questions: list[str]) -> dict:
     """The index as a user meets it: open it, then search and ask each question."""
-    from qa.embedding import SentenceTransformerEmbedder, load_embedder
     from qa.index import Index
+    from qa.indexing.embedding import SentenceTransformerEmbedder, load_embedder
 
     load_embedder().embed(["load the model before the clock starts"])
     start = time.perf_counter()

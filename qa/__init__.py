@@ -10,11 +10,11 @@ or, in one call from a script: `qa.retrieve("question", k=5, index=".qa-index")`
 import functools
 from pathlib import Path
 
+from qa.answering.results import Answer, Citation
 from qa.backends import BackendConfig, DocumentInfo
 from qa.errors import QAError
 from qa.index import Index
-from qa.ingest import Report
-from qa.results import Answer, Citation
+from qa.indexing.ingest import Report
 from qa.search import Hit
 from qa.settings import Settings
 

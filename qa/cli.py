@@ -23,9 +23,9 @@ from pathlib import Path
 
 from qa.backends import KINDS, BackendConfig
 from qa.errors import QAError, printable
+from qa.evaluation.squad import READER_FOLDS
 from qa.search import MAX_K, MODES
 from qa.settings import Settings
-from qa.squad import READER_FOLDS
 
 DEFAULT_INDEX = ".qa-index"
 COMMANDS_GROUP = "qa.commands"
@@ -187,7 +187,7 @@ def add_llm_options(command: argparse.ArgumentParser) -> None:
 
 
 def llm_config(args: argparse.Namespace):
-    from qa.llm import LLMConfig
+    from qa.llm.client import LLMConfig
 
     config = LLMConfig.from_env()
     if args.llm_base_url and args.llm_model:
@@ -282,16 +282,16 @@ def _eval_feedback(args: argparse.Namespace) -> int:
 
 
 def _eval_beir(args: argparse.Namespace) -> int:
-    from qa import evaluate
+    from qa.evaluation import retrieval
 
-    corpus, queries, qrels = evaluate.load_beir(args.dataset)
-    queries = evaluate.split_queries(queries, args.split)
-    index, cache = _eval_index(args, functools.partial(evaluate.write_corpus, corpus))
+    corpus, queries, qrels = retrieval.load_beir(args.dataset)
+    queries = retrieval.split_queries(queries, args.split)
+    index, cache = _eval_index(args, functools.partial(retrieval.write_corpus, corpus))
     modes = list(MODES) if args.mode == "all" else [args.mode]
-    results = evaluate.evaluate_beir(index, queries, qrels, modes)
+    results = retrieval.evaluate_beir(index, queries, qrels, modes)
     name = Path(args.dataset).name
     if args.plot:
-        evaluate.plot_modes(results, f"{name} ({len(queries)} queries)", Path(args.plot))
+        retrieval.plot_modes(results, f"{name} ({len(queries)} queries)", Path(args.plot))
     if args.json:
         _print_json({"dataset": name, "queries": len(queries), "split": args.split,
                      "modes": results})
@@ -306,11 +306,11 @@ def _eval_beir(args: argparse.Namespace) -> int:
 
 
 def _eval_evidence(args: argparse.Namespace) -> int:
-    from qa import evaluate
+    from qa.evaluation import retrieval
 
-    corpus, _, _ = evaluate.load_beir(args.dataset)
-    index, cache = _eval_index(args, functools.partial(evaluate.write_corpus, corpus))
-    result = evaluate.evaluate_evidence(index, args.dataset, cache / "corpus", args.split)
+    corpus, _, _ = retrieval.load_beir(args.dataset)
+    index, cache = _eval_index(args, functools.partial(retrieval.write_corpus, corpus))
+    result = retrieval.evaluate_evidence(index, args.dataset, cache / "corpus", args.split)
     if args.json:
         _print_json({"dataset": Path(args.dataset).name, "split": args.split, **result})
     else:
@@ -323,7 +323,8 @@ def _eval_evidence(args: argparse.Namespace) -> int:
 
 
 def _eval_squad(args: argparse.Namespace) -> int:
-    from qa import answerability, squad
+    from qa.answering import answerability
+    from qa.evaluation import squad
 
     articles = squad.load_squad(args.dataset, args.split)
     threshold = answerability.shipped().threshold
@@ -471,7 +472,7 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _docs(args: argparse.Namespace) -> int:
-    from qa.ingest import counted
+    from qa.indexing.ingest import counted
 
     if args.stats:
         return _stats(_open(args).counts(), args.json)
@@ -527,7 +528,7 @@ def _add_collections(commands: argparse._SubParsersAction, common) -> None:
 
 
 def _collections(args: argparse.Namespace) -> int:
-    from qa.ingest import counted
+    from qa.indexing.ingest import counted
 
     index = _open(args)
     collections = index.collections

@@ -16,10 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from qa.answering.results import Answer
 from qa.chat_export import ChatExport, WrongMark
 from qa.errors import QAError, printable
 from qa.index import Index, clean_question
-from qa.results import Answer
 
 SHOWN_CHARS = 200  # of a question not asked again, shown in its line
 

@@ -1,10 +1,11 @@
 """Index: the one object scripts, the CLI and the web app use: a thin facade.
 
-Each method hands its work to a stage: `qa.ingest` (or `qa.distributed` on Ray)
-turns files into stored chunks, the backend (`qa.backends`: SQLite + FAISS, or
-Milvus) stores and searches them and keeps its vectors in step, and `qa.asking` (the
-ask pipeline: search, then `qa.answer`/`qa.llm`) answers. Writers hold a lock file in
-the index folder, so two indexing runs on this machine never write at once.
+Each method hands its work to a stage: `qa.indexing.ingest` (or `qa.indexing.distributed`
+on Ray) turns files into stored chunks, the backend (`qa.backends`: SQLite + FAISS, or
+Milvus) stores and searches them and keeps its vectors in step, and
+`qa.answering.asking` (the ask pipeline: search, then `qa.answering.quoted` or
+`qa.answering.generated`) answers. Writers hold a lock
+file in the index folder, so two indexing runs on this machine never write at once.
 """
 
 from collections.abc import Callable, Iterable, Sequence
@@ -13,8 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from qa import ingest
-from qa.asking import Asker
+from qa.answering.asking import Asker
+from qa.answering.reader import read_passages
+from qa.answering.response import Response
+from qa.answering.results import Answer
 from qa.backends import (
     Backend,
     BackendConfig,
@@ -23,17 +26,15 @@ from qa.backends import (
     in_folder,
     open_backend,
 )
-from qa.collections import Collections, check_name
-from qa.embedding import Embedder, fastest_precision, load_embedder
 from qa.errors import QAError
-from qa.files import canonical
-from qa.ingest import Report
-from qa.llm import LLMConfig
-from qa.locking import write_lock
-from qa.reader import read_passages
-from qa.rebuild import finish_swap, swap_in
-from qa.response import Response
-from qa.results import Answer
+from qa.indexing import ingest
+from qa.indexing.collections import Collections, check_name
+from qa.indexing.embedding import Embedder, fastest_precision, load_embedder
+from qa.indexing.files import canonical
+from qa.indexing.ingest import Report
+from qa.indexing.locking import write_lock
+from qa.indexing.rebuild import finish_swap, swap_in
+from qa.llm.client import LLMConfig
 from qa.search import MODES, Hit, Mode, check_choice, check_k
 from qa.settings import DEFAULT_MODEL, Settings
 
@@ -228,7 +229,7 @@ class Index:
         within: answer only from the documents at these paths (or under these folders);
         collections: only from the documents of these collections (with `within`: of either).
         mode: "extractive" quotes the documents; "llm" has the configured language model
-            (`self.llm`) write the answer, and checks it (see `qa.llm`).
+            (`self.llm`) write the answer, and checks it (see `qa.answering.generated`).
         """
         return self.ask_stream(question, history, k, within, mode, collections).answer()
 
@@ -289,7 +290,7 @@ class Index:
         """Index new and changed files under `paths`; drop indexed files that vanished there.
 
         Documents indexed from other paths are left as they are. ray: embed on a Ray
-        cluster (True: a local one; a string: the address of one), see `qa.distributed`.
+        cluster (True: a local one; a string: the address of one), see `qa.indexing.distributed`.
         progress: called as progress(passages embedded, passages to embed) while embedding
         in this process. collection: put the documents under `paths` in this collection
         (created if needed).
@@ -302,7 +303,7 @@ class Index:
                 report = ingest.ingest(self.backend, roots, self.settings, self._embedder,
                                        progress)
             else:
-                from qa.distributed import ray_ingest
+                from qa.indexing.distributed import ray_ingest
 
                 address = None if ray is True else ray
                 report = ray_ingest(self.backend, roots, self.settings, address)

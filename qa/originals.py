@@ -11,7 +11,7 @@ Only a file that is in the index and unchanged since it was indexed is read, and
 read as indexing reads one (`read_original`): a file edited since could be anything, and
 indexing it again applies the checks of indexing to it. Drawing is bounded: one page at
 a time, at most VIEW_SIDE pixels on its longest side (a PDF page by a child process,
-within its deadline: `qa.drawing`), an image checked against the limits OCR applies at
+within its deadline: `qa.loaders.drawing`), an image checked against the limits OCR applies at
 indexing (with the same messages), a TIFF's frame sought directly, at most SHOWN_ROWS
 rows of a sheet around the cited one, SHOWN_COLUMNS columns and SHOWN_CHARS characters a
 cell, and rows read no further than those shown; at most SHOWN_BLOCKS headings,
@@ -32,11 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from qa import drawing
 from qa.errors import LoadError, QAError
-from qa.files import open_regular
 from qa.index import Index
-from qa.loaders import ocr, opendocument, sheets, zipcheck
+from qa.indexing.files import open_regular
+from qa.loaders import drawing, ocr, opendocument, sheets, zipcheck
 from qa.loaders.base import TextBudget
 from qa.loaders.tables import cell_text, table_lines
 from qa.loaders.word import word_rows, word_styles
@@ -123,7 +122,7 @@ class Original:
 
 def read_original(index: Index, path: str) -> Original:
     """An indexed file, if it is unchanged since it was indexed, read as indexing reads a
-    file (`qa.files.open_regular`: a regular file, no symbolic link followed, through one
+    file (`qa.indexing.files.open_regular`: a regular file, no symbolic link followed, through one
     descriptor): its size checked against the indexed one before reading, at most that
     size and one byte more read, then its SHA-256 checked. QAError if it is not in the
     index, is gone, or has changed (a pipe, a device or a link in its place, another
@@ -147,7 +146,7 @@ def read_original(index: Index, path: str) -> Original:
 
 def pdf_page(original: Original, page: int, quote: str) -> Picture:
     """PDF page `page` (from 1) drawn (by a child process, within its deadline:
-    `qa.drawing`), with the boxes of the characters of `quote` on it."""
+    `qa.loaders.drawing`), with the boxes of the characters of `quote` on it."""
     import pypdfium2
 
     try:

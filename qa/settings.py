@@ -23,7 +23,7 @@ class Settings:
     k: how many passages a search returns by default.
     min_score: the cosine similarity a statement's (a claim's) best sentence needs
         before evidence for it counts as found.
-    answer_threshold: the probability the answerability model (`qa.answerability`)
+    answer_threshold: the probability the answerability model (`qa.answering.answerability`)
         must give the best sentence of a question before it is quoted; below it the
         answer says the documents lack it. None: the threshold fitted with the model.
     batch_size: texts per embedding batch. 8 on a CPU: a batch pads its passages to the

@@ -61,8 +61,8 @@ def bulk_chunks(index_path: Path, documents: int, chunks: int) -> None:
 
     from qa.backends import FileState
     from qa.backends.sqlite.store import Store
-    from qa.chunking import Chunk
-    from qa.documents import Document
+    from qa.indexing.chunking import Chunk
+    from qa.loaders.formats import Document
 
     store = Store(index_path / DATABASE)
     rng = np.random.default_rng(0)

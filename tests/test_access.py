@@ -16,7 +16,7 @@ import pytest
 
 from qa.backends.sqlite import DATABASE
 from qa.cli import main
-from qa.llm_saved import SAVED_LLM
+from qa.llm.saved import SAVED_LLM
 from tests.helpers import SEED_FILE, free_port
 from tests.test_search import HOSTILE
 from tests.test_ui import _event_index

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from qa import Index
-from qa.answer import NO_DOCUMENTS
+from qa.answering.quoted import NO_DOCUMENTS
 from qa.cli import main
 from tests.helpers import qa_serve
 from tests.test_mcp import _payload, mcp_calls

@@ -5,7 +5,7 @@ no sentence quoted twice, and a misspelt question still finds its sentence."""
 import pytest
 
 from qa import Index
-from qa.answer import _joined
+from qa.answering.quoted import _joined
 from qa.search import Hit
 
 

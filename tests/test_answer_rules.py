@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from qa import question_kinds as kinds
-from qa.answer import WEIGHTS, Signals, _is_label, spellings
+from qa.answering import question_kinds as kinds
+from qa.answering.quoted import WEIGHTS, Signals, _is_label, spellings
+from qa.answering.summary import central_sentences, documents_to_summarize, overview
 from qa.backends import DocumentInfo
-from qa.summary import central_sentences, documents_to_summarize, overview
 
 
 def test_a_sentence_scores_its_signals_by_their_named_weights():

@@ -1,5 +1,5 @@
-"""Answerability (`qa.answerability`, `qa.answer.assess`): the fitted model's inputs on
-hand-written sentences, and its refit, without the embedding model."""
+"""Answerability (`qa.answering.answerability`, `qa.answering.quoted.assess`): the fitted
+model's inputs on hand-written sentences, and its refit, without the embedding model."""
 
 import json
 from pathlib import Path
@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qa import answerability
-from qa.answer import assess, question_terms, row_answers
+from qa.answering import answerability
+from qa.answering.quoted import assess, question_terms, row_answers
+from qa.answering.reader import Reading
 from qa.backends.base import SentenceRow
-from qa.reader import Reading
 from qa.search import Hit
 
 FIXTURE = Path(__file__).parent / "fixtures" / "answerability_rows.json"

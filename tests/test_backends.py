@@ -6,9 +6,9 @@ import pytest
 
 from qa import BackendConfig, Index, QAError, Settings
 from qa.backends import FileState, open_backend
-from qa.chunking import Chunk
 from qa.cli import main
-from qa.documents import Document, load
+from qa.indexing.chunking import Chunk
+from qa.loaders.formats import Document, load
 
 TEXTS = {
     "council.txt": "The mayor resigned after the recording was leaked. The council met on Monday "

@@ -447,7 +447,7 @@ def test_each_file_is_indexed_once_and_links_outside_the_folders_are_skipped(
 def test_a_file_indexed_under_a_second_path_is_dropped_on_the_next_run(tmp_path):
     """An index made before paths were canonical holds a file once per path that reached it
     (here through a link): indexing the folder again keeps it once, at its own path."""
-    from qa.ingest import Report, embed, prepare, write
+    from qa.indexing.ingest import Report, embed, prepare, write
 
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -4,9 +4,9 @@ import itertools
 
 import pytest
 
-from qa.chunking import BLOCK_CHARS, chunk_document, split_sentences
-from qa.documents import Document
-from qa.embedding import load_embedder
+from qa.indexing.chunking import BLOCK_CHARS, chunk_document, split_sentences
+from qa.indexing.embedding import load_embedder
+from qa.loaders.formats import Document
 from tests.helpers import SEED_FILE
 
 

@@ -45,9 +45,9 @@ import pytest
 from qa import Index, QAError
 from qa.backends.sqlite import DATABASE, VECTORS, vectors
 from qa.backends.sqlite.store import FileState, Store, _vector
-from qa.chunking import Chunk
 from qa.cli import main
-from qa.documents import Document
+from qa.indexing.chunking import Chunk
+from qa.loaders.formats import Document
 from tests.helpers import ENV, QA, QAProcess, copy_index, faiss_ids
 
 # `qa` that writes its threads' Python stacks to the file $QA_STACKS when sent SIGUSR1

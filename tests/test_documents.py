@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from qa.documents import Document, LoadError, load
-from qa.files import find_files
+from qa.indexing.files import find_files
+from qa.loaders.formats import Document, LoadError, load
 from tests.helpers import zip_of
 from tests.test_bad_files import docx_bomb, docx_with_paragraphs
 

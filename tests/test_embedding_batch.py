@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 
-from qa.embedding import SentenceTransformerEmbedder, load_embedder
+from qa.indexing.embedding import SentenceTransformerEmbedder, load_embedder
 
 QUESTIONS = [f"Who lit lantern number {i} at the fair?" for i in range(24)]
 

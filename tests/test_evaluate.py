@@ -1,4 +1,4 @@
-"""Tests for qa.evaluate: hand-computed metric values, edge cases, BEIR loading.
+"""Tests for qa.evaluation.retrieval: hand-computed metric values, edge cases, BEIR loading.
 
 log2 values used below: log2(2) = 1, log2(3) = 1.5849625, log2(4) = 2.
 """
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from qa.evaluate import load_beir, mean_metrics, mrr_at_k, ndcg_at_k, recall_at_k
+from qa.evaluation.retrieval import load_beir, mean_metrics, mrr_at_k, ndcg_at_k, recall_at_k
 
 INV_LOG2_3 = 1 / math.log2(3)  # 0.6309297535714575
 

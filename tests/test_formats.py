@@ -18,8 +18,8 @@ import openpyxl
 import pytest
 
 from qa import Index
-from qa.documents import FORMATS, SUPPORTED_EXTENSIONS, LoadError, load
 from qa.loaders.base import Reading, RunPages, TextBudget
+from qa.loaders.formats import FORMATS, SUPPORTED_EXTENSIONS, LoadError, load
 from tests import test_hostile_uploads
 from tests.helpers import ROOT, zip_of
 from ui import uploads
@@ -303,7 +303,7 @@ def test_ocr_without_its_extra_says_what_to_install(tmp_path):
     picture = Image.new("RGB", (300, 80), "white")
     ImageDraw.Draw(picture).text((10, 30), "Room 12", fill="black")
     picture.save(tmp_path / "scan.png")
-    code = ("from pathlib import Path\nfrom qa.documents import LoadError, load\n"
+    code = ("from pathlib import Path\nfrom qa.loaders.formats import LoadError, load\n"
             f"path = Path({str(tmp_path / 'scan.png')!r})\n"
             "try:\n    load(path, path.read_bytes())\n"
             "except LoadError as error:\n    print(error)\n")

@@ -19,10 +19,10 @@ import pytest
 
 from qa import BackendConfig, Index, Settings
 from qa.cli import main
-from qa.documents import LoadError, load
-from qa.embedding import load_embedder
-from qa.files import NAME_NOT_UTF8
-from qa.ingest import Outcome, find, prepare
+from qa.indexing.embedding import load_embedder
+from qa.indexing.files import NAME_NOT_UTF8
+from qa.indexing.ingest import Outcome, find, prepare
+from qa.loaders.formats import LoadError, load
 from tests.helpers import ENV, QA, ROOT
 from tests.test_bad_files import (
     _qa_index,
@@ -538,7 +538,7 @@ def test_a_file_in_a_folder_one_may_pass_through_but_not_list_is_read(tmp_path):
     os.chmod(tmp_path, 0o755)
     os.chown(home, 65534, 65534)
     os.chmod(home, 0o711)
-    read = ("from pathlib import Path; from qa.files import open_regular; "
+    read = ("from pathlib import Path; from qa.indexing.files import open_regular; "
             f"print(open_regular(Path({str(home / 'public' / 'notes.txt')!r})).read().decode())")
 
     done = subprocess.run([sys.executable, "-c", read], env={**ENV, "PYTHONPATH": str(ROOT)},

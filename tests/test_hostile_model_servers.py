@@ -1,4 +1,4 @@
-"""A hostile model server against the one HTTP policy of qa.model_http (issue 26, items 3,
+"""A hostile model server against the one HTTP policy of qa.llm.model_http (issue 26, items 3,
 4 and 10): compressed bombs, a reply that drips for ever, SSE keep-alives and no token,
 an endless answer, JSON nested 100,000 deep. Over real HTTP (tests/llm_server.py), through
 the Python API and `qa ask --llm` in a real process, timed, with peak memory where a bomb
@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from qa.llm import LLMConfig, LLMError, stream_text
-from qa.llm_servers import find_models, try_model
-from qa.model_http import ModelServerError, reachable
+from qa.llm.client import LLMConfig, LLMError, stream_text
+from qa.llm.model_http import ModelServerError, reachable
+from qa.llm.servers import find_models, try_model
 from tests.helpers import ROOT, scripted_llm_server
 
 MESSAGES = [{"role": "user", "content": "Reply with the single word: ready."}]
@@ -48,7 +48,7 @@ def failure_within(seconds: float, call) -> tuple[str, float]:
 
 
 def test_a_brotli_bomb_is_refused_before_it_is_inflated(hostile):
-    code = ("import re; from qa.llm_servers import find_models\n"  # VmHWM: this process's
+    code = ("import re; from qa.llm.servers import find_models\n"  # VmHWM: this process's
             "try: find_models(%r)\nexcept Exception as e: print(e)\n"  # own peak
             "print(int(re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read())[1])"
             " // 1024)")

@@ -8,7 +8,7 @@ from contextlib import closing
 import pytest
 
 from qa import Index, QAError, Settings
-from qa.answer import question_terms
+from qa.answering.quoted import question_terms
 from qa.backends.sqlite import vectors
 from qa.cli import main
 from tests.helpers import SEED_FILE, bulk_chunks

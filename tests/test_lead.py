@@ -1,8 +1,9 @@
-"""The answer first (`qa.lead`): each rule on hand-written sentences, without the model."""
+"""The answer first (`qa.answering.lead`): each rule on hand-written sentences, without
+the model."""
 
 import pytest
 
-from qa.lead import NO_VERDICT, lead
+from qa.answering.lead import NO_VERDICT, lead
 
 
 @pytest.mark.parametrize(("question", "quote", "expected"), [

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from qa.lists import dates, list_answer, list_items, named_section
+from qa.answering.lists import dates, list_answer, list_items, named_section
 from qa.search import Hit
 
 MINUTES = """# Harbour Board minutes

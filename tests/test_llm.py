@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from qa import QAError
+from qa.answering.response import Pieces, Response
 from qa.cli import main
-from qa.llm import LLMConfig
-from qa.response import Pieces, Response
+from qa.llm.client import LLMConfig
 from tests.helpers import free_port, scripted_llm_server
 
 

@@ -10,9 +10,9 @@ import time
 import pytest
 
 from qa import QAError
-from qa.llm import LLMConfig, LLMError
-from qa.llm_saved import SAVED_LLM, choose_llm, save_llm, with_server
-from qa.llm_servers import api_base, find_models, try_model
+from qa.llm.client import LLMConfig, LLMError
+from qa.llm.saved import SAVED_LLM, choose_llm, save_llm, with_server
+from qa.llm.servers import api_base, find_models, try_model
 from tests.helpers import free_port, scripted_llm_server
 from tests.llm_server import KEY, MODELS
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from qa import Answer, Citation, Hit
-from qa.documents import load
+from qa.loaders.formats import load
 from tests.helpers import benchmark_scripts
 
 documents, run = benchmark_scripts("office")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from qa import Index, QAError, originals
-from qa.documents import load
 from qa.errors import LoadError
+from qa.loaders.formats import load
 from tests.helpers import SEED_FILE
 
 

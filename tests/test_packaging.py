@@ -38,7 +38,7 @@ def test_qa_never_imports_ui():
 @pytest.mark.process
 def test_the_library_and_cli_work_without_gradio_matplotlib_or_openai(seed_index_path):
     code = (
-        "import qa, qa.cli, qa.index, qa.ingest, qa.evaluate, qa.llm\n"
+        "import qa, qa.cli, qa.index, qa.indexing.ingest, qa.evaluation.retrieval, qa.llm.client\n"
         f"status = qa.cli.main(['--index', {str(seed_index_path)!r}, 'search', 'resigned', "
         "'-k', '1'])\n"
         "loaded = {m for m in sys.modules if m.split('.')[0] in {'gradio', 'matplotlib', "

@@ -4,8 +4,9 @@ model) stores what embedding everything in one call stores, bit for bit."""
 import sqlite3
 from contextlib import closing
 
-from qa import Index, ingest
+from qa import Index
 from qa.backends.sqlite import DATABASE
+from qa.indexing import ingest
 
 TOWNS = ["Kelso", "Alnwick", "Hexham", "Morpeth", "Rothbury", "Wooler"]
 

@@ -3,9 +3,9 @@ paragraphs and pages stay apart, and a word hyphenated at a line end is made who
 
 from pathlib import Path
 
-from qa.chunking import split_sentences
-from qa.documents import Document, load
-from qa.reflow import reflow
+from qa.indexing.chunking import split_sentences
+from qa.loaders.formats import Document, load
+from qa.loaders.reflow import reflow
 
 SAFETY = ("The safety officer, Priya Raman, recommends replacing the loading dock lights "
           "before winter.")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from qa import Index, QAError, Settings
-from qa.embedding import SentenceTransformerEmbedder, fastest_precision
+from qa.indexing.embedding import SentenceTransformerEmbedder, fastest_precision
 
 TEXTS = ["The lantern festival opens at dusk on the second Friday of May.",
          "Refunds are paid within 14 days of the returned item arriving."]

@@ -1,9 +1,9 @@
-"""The reader (`qa.reader`): the shipped weights over the bundled MiniLM, on hand-written
+"""The reader (`qa.answering.reader`): the shipped weights over the bundled MiniLM, on hand-written
 passages it was never trained on."""
 
 import pytest
 
-from qa.reader import MAX_TOKENS, WEIGHTS_FILE, read_passages
+from qa.answering.reader import MAX_TOKENS, WEIGHTS_FILE, read_passages
 
 LIGHTHOUSE = ("The Pelican Bay lighthouse was built in 1871 by the harbour board. Its lamp "
               "was first lit by Agnes Moore, the keeper's daughter. The tower is 41 metres "

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from qa.chunking import split_sentences
+from qa.indexing.chunking import split_sentences
 from qa.loaders.ocr import content_title, lines
 
 RECEIPT = [("HARBOUR CAFE", ""), ("12 Quay Street, Fenwick", ""), ("Flat white", "3.20"),

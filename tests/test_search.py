@@ -5,8 +5,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qa import QAError
-from qa.answer import NOT_FOUND
-from qa.conversation import standalone_question
+from qa.answering.conversation import standalone_question
+from qa.answering.quoted import NOT_FOUND
 from qa.search import reciprocal_rank_fusion
 
 HOSTILE = [

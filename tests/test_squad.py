@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from qa import squad
 from qa.cli import main
+from qa.evaluation import squad
 
 DATA = {"version": "v2.0", "data": [{"title": "Pelican_Bay", "paragraphs": [
     {"context": "The Pelican Bay lighthouse was built in 1871 by the harbour board. "

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qa.summary import prose_sentences, reads_as_prose
+from qa.answering.summary import prose_sentences, reads_as_prose
 
 
 @pytest.mark.parametrize("text", [

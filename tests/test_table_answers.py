@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from qa.loaders.tables import row_fields, table_lines
-from qa.search import Hit
-from qa.table_answers import (
+from qa.answering.tables import (
     Row,
     choose_table,
     compute,
     parse_number,
     question_operation,
 )
+from qa.loaders.tables import row_fields, table_lines
+from qa.search import Hit
 
 BUDGET = [
     "Budget 2025: Team: Design; City: Lyon; Spend: 310.",

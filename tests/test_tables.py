@@ -3,7 +3,7 @@ columns and its table, in document order, and a question about a row quotes that
 
 from pathlib import Path
 
-from qa.documents import Document, load
+from qa.loaders.formats import Document, load
 
 
 def _load(path: Path) -> Document:
@@ -75,7 +75,7 @@ def test_which_team_is_on_floor_4_quotes_the_design_row(tmp_path):
 
 
 def test_a_row_is_one_sentence_though_its_names_are_capitalised_or_it_ends_in_inc():
-    from qa.chunking import split_sentences
+    from qa.indexing.chunking import split_sentences
 
     text = ("Offices: Team: Design; Floor: 4.\n\nHe came; She left.\n\n"
             "Suppliers: Name: Acme Inc.\nSuppliers: Name: Beta Ltd.")

@@ -16,7 +16,7 @@ import pytest
 from gradio_client import Client
 from playwright.sync_api import expect
 
-from qa.collections import Collections
+from qa.indexing.collections import Collections
 from tests.helpers import ENV, ROOT
 from tests.test_ui import (
     SEED,

@@ -9,7 +9,7 @@ import time
 import httpx
 import pytest
 
-from qa.llm_saved import SAVED_LLM
+from qa.llm.saved import SAVED_LLM
 from tests.helpers import copy_index, free_port, qa_serve, scripted_llm_server
 from tests.llm_server import KEY
 from tests.test_hostile_uploads import page_event
@@ -127,7 +127,7 @@ def test_another_site_or_a_script_cannot_set_find_or_test_a_model(server, script
 
 
 def test_a_saved_key_is_only_ever_sent_to_the_server_it_was_saved_for(scripted, tmp_path):
-    from qa.llm import LLMConfig
+    from qa.llm.client import LLMConfig
     from ui.app import ChatApp
 
     panel = ChatApp(str(tmp_path / "index"), 5,

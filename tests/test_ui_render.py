@@ -133,7 +133,7 @@ def test_the_notice_of_a_fallback_is_readable_and_keeps_its_cause_folded():
 
 
 def test_model_written_answers_are_offered_only_when_a_model_is_set(tmp_path):
-    from qa.llm import LLMConfig
+    from qa.llm.client import LLMConfig
     from ui.app import ChatApp
 
     mode, hint, in_use, *_ = ChatApp(str(tmp_path / "a"), 50).model.shown()
@@ -481,7 +481,7 @@ def test_an_empty_index_says_to_add_documents_here_and_offers_no_example_questio
 
 
 def test_counts_of_one_are_singular():
-    from qa.ingest import Report
+    from qa.indexing.ingest import Report
 
     assert Report(added=1, chunks_embedded=1).summary().endswith("; 1 chunk embedded")
     assert render.counted(1, "collection") == "1 collection"

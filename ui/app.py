@@ -19,10 +19,10 @@ from gradio.utils import get_function_description, get_upload_folder
 from starlette.middleware import Middleware
 
 from qa import BackendConfig, DocumentInfo, Index, QAError, Settings
-from qa.conversation import FOLLOW_UP_TURNS
-from qa.files import canonical
+from qa.answering.conversation import FOLLOW_UP_TURNS
 from qa.index import MAX_QUESTION_CHARS, AnswerMode
-from qa.llm import LLMConfig
+from qa.indexing.files import canonical
+from qa.llm.client import LLMConfig
 from ui import render, uploads
 from ui.collection_panel import CollectionPanel, asked_within
 from ui.conversation_panel import ConversationPanel

@@ -1,4 +1,4 @@
-"""The collections of the web chat (`qa.collections`), and what a question is asked within.
+"""The collections of the web chat (`qa.indexing.collections`), and what a question is asked within.
 
 Owned here: the Collections fold (the list, with rename and delete; create; put documents
 in a collection or take them out), the choice of a collection beside the upload, the

@@ -14,7 +14,7 @@ from typing import Any
 
 import gradio as gr
 
-from qa.conversation import FOLLOW_UP_TURNS
+from qa.answering.conversation import FOLLOW_UP_TURNS
 from ui import render
 from ui.conversations import ConversationStore, as_json, as_markdown, is_id, new_id
 from ui.events import event_data

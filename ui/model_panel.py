@@ -3,14 +3,14 @@
 Owned here: the "Answers" choice (quoted from the documents, or written by the model),
 and the form that sets a model up while the server runs: a server address (with a
 preset for a local Ollama), its API key, Find models, Test, Save, and Stop using a
-model. What the page chooses is saved in the index folder (`qa.llm_saved`) and used at
+model. What the page chooses is saved in the index folder (`qa.llm.saved`) and used at
 once (`Index.use_llm`).
 
 Finding, testing and saving make the server connect to an address the page chose, so
 they answer only the app's own page (the `allowed` check given by the app; with
 `--auth`, Gradio lets no request in without the login), and reach only public addresses
 and this machine's loopback (where Ollama lives) unless the server was started with
-`--allow-private-model-hosts` (`qa.model_http.reachable`, checked before any connection:
+`--allow-private-model-hosts` (`qa.llm.model_http.reachable`, checked before any connection:
 a page user cannot probe the network's private ports). The key goes from the page to
 the server only: the page is told whether one is saved, never what it is, and a saved
 key is only ever sent to the server it was saved for.
@@ -24,10 +24,10 @@ from typing import Any
 import gradio as gr
 
 from qa import Index, QAError
-from qa.llm import LLMConfig
-from qa.llm_saved import ChosenLLM, choose_llm, save_llm, with_server
-from qa.llm_servers import api_base, find_models, has_key, try_model
-from qa.model_http import reachable
+from qa.llm.client import LLMConfig
+from qa.llm.model_http import reachable
+from qa.llm.saved import ChosenLLM, choose_llm, save_llm, with_server
+from qa.llm.servers import api_base, find_models, has_key, try_model
 from ui import render
 
 OLLAMA = "http://127.0.0.1:11434"

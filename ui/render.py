@@ -19,9 +19,9 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from qa import Answer, Citation, DocumentInfo, Hit
-from qa.answer import NO_DOCUMENTS
-from qa.documents import kind_of
-from qa.ingest import counted
+from qa.answering.quoted import NO_DOCUMENTS
+from qa.indexing.ingest import counted
+from qa.loaders.formats import kind_of
 from qa.loaders.tables import row_fields
 from ui.conversations import Conversation
 

@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
-from qa.documents import SUPPORTED_EXTENSIONS, is_supported
+from qa.loaders.formats import SUPPORTED_EXTENSIONS, is_supported
 
 UPLOADS = "uploads"  # the folder, inside the index folder, that holds uploaded files
 FAILED = "failed"  # the folder, inside the uploads folder, of uploads set aside

@@ -27,7 +27,7 @@ from fastapi import FastAPI, Request
 from starlette.responses import PlainTextResponse, Response
 
 from qa import DocumentInfo, Index, QAError, originals
-from qa.documents import kind_of
+from qa.loaders.formats import kind_of
 from ui import render
 from ui.events import event_data
 from ui.guard import sent_from_elsewhere

@@ -14,9 +14,9 @@ from typing import Literal, Protocol, cast
 
 import numpy as np
 
-from qa.chunking import Chunk
-from qa.documents import Document
 from qa.errors import QAError
+from qa.indexing.chunking import Chunk
+from qa.loaders.formats import Document
 
 Kind = Literal["sqlite", "milvus"]
 KINDS: tuple[Kind, ...] = ("sqlite", "milvus")

@@ -3,10 +3,10 @@
 A loader takes a file's bytes and the file's `Reading` and returns `Loaded`: (title,
 text, page_starts). The `Reading` says whether OCR may be used and bounds what one file
 may give (its `TextBudget`, charged while the text is made, and the pages OCR may still
-read): `qa.documents.load` makes one for each file it reads, and a file inside it (an
+read): `qa.loaders.formats.load` makes one for each file it reads, and a file inside it (an
 e-mail's attachment) is read on the same one, through `Reading.read_inner`. A loader
 raises `qa.errors.LoadError` with a one-line reason for a file it cannot read; anything
-else it raises is turned into one by `qa.documents.load`. A "page" is whatever a reader
+else it raises is turned into one by `qa.loaders.formats.load`. A "page" is whatever a reader
 of the format cites: a PDF page, a slide, a sheet, a chapter, a message, a scanned page.
 """
 
@@ -27,7 +27,7 @@ class TextBudget:
     row, a cell, a page, a chapter), so a file whose text would pass the limit is refused
     the moment it does, before the rest is made: a format that repeats content (a row
     repeated a million times, one part listed as many slides) or copies it (a column's
-    name into every row) is charged for each copy. `qa.documents.load` checks the
+    name into every row) is charged for each copy. `qa.loaders.formats.load` checks the
     whole text once more at the end, as the separators between pieces are not charged.
     """
 
@@ -72,7 +72,7 @@ class Reading:
     budget: what is left of the characters of text the file may give.
     use_ocr: read images, and PDF pages without a text layer, by OCR.
     read_inner: reads a file found inside this one (by its name's extension), on this
-        `Reading`; `qa.documents.load` supplies it.
+        `Reading`; `qa.loaders.formats.load` supplies it.
     ocr_pages: the pages OCR may still read in this file, attachments included.
     run_pages: the pages OCR may still read in the indexing run.
     """

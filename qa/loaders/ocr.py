@@ -5,7 +5,7 @@ RapidOCR runs PaddleOCR's text detection and recognition models on ONNX Runtime;
 the models ship inside the `rapidocr` wheel and are loaded from there by path, so
 nothing is downloaded at run time, and it pulls OpenCV's headless build (no libGL).
 PDF pages are drawn by pypdfium2 in a child process, each within a deadline
-(`qa.drawing`). OCR runs only on pages without text, reports its progress a page at a
+(`qa.loaders.drawing`). OCR runs only on pages without text, reports its progress a page at a
 time, and is bounded: an image over MAX_PIXELS is refused with one line, at most
 MAX_PAGES pages of one file are read (the rest are left out, with a logged line saying
 so), and a page PDFium cannot draw in time is left out with the pages after it (a
@@ -21,8 +21,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from qa import drawing
 from qa.errors import LoadError
+from qa.loaders import drawing
 from qa.loaders.base import Loaded, Reading, join_pages
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ def content_title(text: str) -> str:
 def read_blank_pages(data: bytes, pages: list[str], reading: Reading) -> list[str]:
     """The PDF's page texts, those without text (scans) read by OCR from the drawn page; a
     PDF that pypdf reads but PDFium cannot open keeps the text it has (logged), and so
-    do the pages from one PDFium cannot draw within its deadline on (`qa.drawing`)."""
+    do the pages from one PDFium cannot draw within its deadline on (`qa.loaders.drawing`)."""
     blank = [n for n, page in enumerate(pages) if not page.strip()]
     if not blank:
         return pages

@@ -1,5 +1,5 @@
 """PDF, read with pypdf: each page's text, its lines joined back into paragraphs by
-`qa.reflow`, and pages without a text layer read by OCR (`qa.loaders.ocr`) unless it is
+`qa.loaders.reflow`, and pages without a text layer read by OCR (`qa.loaders.ocr`) unless it is
 turned off. A PDF is refused as soon as its text could pass the limit.
 """
 
@@ -9,7 +9,7 @@ import re
 from qa.errors import LoadError
 from qa.loaders import ocr
 from qa.loaders.base import Loaded, Reading, TextBudget, join_pages, reason, text_too_long
-from qa.reflow import reflow
+from qa.loaders.reflow import reflow
 
 FORM_COST = 2_000  # bytes of content one drawing of a form counts beyond its own content
 MAX_FORM_DEPTH = 50  # forms drawing forms, this deep at most

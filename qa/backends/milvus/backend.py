@@ -49,9 +49,9 @@ from qa.backends.base import (
     SentenceRow,
     recorded_dim,
 )
-from qa.chunking import Chunk
-from qa.documents import Document
 from qa.errors import QAError
+from qa.indexing.chunking import Chunk
+from qa.loaders.formats import Document
 from qa.stemming import stem, unaccented
 
 log = logging.getLogger(__name__)

@@ -47,9 +47,9 @@ from qa.backends.sqlite.keywords import FOLDER as KEYWORDS
 from qa.backends.sqlite.keywords import KeywordIndex, KeywordsDamaged
 from qa.backends.sqlite.store import Store
 from qa.backends.sqlite.vectors import VectorIndex
-from qa.chunking import Chunk
-from qa.documents import Document
-from qa.locking import try_write_lock
+from qa.indexing.chunking import Chunk
+from qa.indexing.locking import try_write_lock
+from qa.loaders.formats import Document
 
 log = logging.getLogger(__name__)
 DATABASE = "index.sqlite3"

@@ -33,9 +33,9 @@ from urllib.parse import quote
 import numpy as np
 
 from qa.backends.base import ChunkRow, DocumentInfo, FileState, SentenceRow
-from qa.chunking import Chunk
-from qa.documents import Document
 from qa.errors import QAError
+from qa.indexing.chunking import Chunk
+from qa.loaders.formats import Document
 
 log = logging.getLogger(__name__)
 SCHEMA_VERSION = 4  # of the tables below; a newer database is refused, never written

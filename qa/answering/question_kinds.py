@@ -1,7 +1,7 @@
 """Question kinds: what a question asks for, and whether a sentence gives it.
 
 Plain rules on words, no model: each takes the question and a sentence's text and
-returns a signal from 0 to 1 that `qa.answer` weighs with the others. They are kept
+returns a signal from 0 to 1 that `qa.answering.quoted` weighs with the others. They are kept
 here, apart from the scoring, so each can be read and tested on a pair of
 hand-written sentences.
 
@@ -26,7 +26,7 @@ code, an e-mail address, a phone number) is not answered by a sentence without o
 close it is ("The alarm code is changed every quarter"): `lacks_asked_value` tells.
 
 An overview question ("What is this document about?", "Summarize the handbook") asks
-for no sentence in particular: `summary_subject` tells it apart, and `qa.summary`
+for no sentence in particular: `summary_subject` tells it apart, and `qa.answering.summary`
 answers it.
 """
 

@@ -2,7 +2,7 @@
 
 PDFium can take forever on one page: an 800-byte PDF whose page is painted with a
 tiling pattern of a tiny step never returns from drawing, and a thread cannot be
-stopped. So pages are drawn in a child process (`qa/draw_pages.py`, which imports only
+stopped. So pages are drawn in a child process (`qa/loaders/draw_pages.py`, which imports only
 pypdfium2 and Pillow: it starts in a fraction of a second) with its memory capped; a
 page not drawn within DRAW_SECONDS has its child killed, and `NotDrawn` says so in one
 line ("page 3 could not be drawn in 10 s"). Indexing (OCR of pages without text) and

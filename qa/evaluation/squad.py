@@ -42,7 +42,7 @@ from urllib.parse import quote
 
 import numpy as np
 
-from qa.evaluate import save_chart
+from qa.evaluation.retrieval import save_chart
 
 _PUNCTUATION = set(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from qa.errors import QAError
-from qa.llm import NO_KEY, LLMConfig
+from qa.llm.client import NO_KEY, LLMConfig
 
 SAVED_LLM = "llm.json"
 

@@ -1,7 +1,7 @@
 """Ingest: files into an index, as pure stages: find → prepare (load, chunk) → embed → write.
 
 `prepare` and `embed` read only the file and the model, so any worker process can
-run them (`qa.distributed` runs them on Ray); `write` is the one stage that changes
+run them (`qa.indexing.distributed` runs them on Ray); `write` is the one stage that changes
 the index, one document per backend write. `ingest` chains the stages in this
 process, embedding chunks of several files together (EMBED_BATCH_CHUNKS) since the
 model runs faster on full batches, and several such groups at once, one per core (up
@@ -29,12 +29,12 @@ import numpy as np
 from tqdm import tqdm
 
 from qa.backends import Backend, FileState
-from qa.chunking import Chunk, chunk_document
-from qa.documents import Document, LoadError, is_supported, load
-from qa.embedding import Embedder, threads_shared
 from qa.errors import Postponed
-from qa.files import canonical, find_files, is_within, open_regular
+from qa.indexing.chunking import Chunk, chunk_document
+from qa.indexing.embedding import Embedder, threads_shared
+from qa.indexing.files import canonical, find_files, is_within, open_regular
 from qa.loaders.base import RunPages
+from qa.loaders.formats import Document, LoadError, is_supported, load
 from qa.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -119,7 +119,7 @@ class Report:
 
 def find(paths: list[Path]) -> Iterator[tuple[Path, bool] | Outcome]:
     """The files under `paths`, each with whether it was named itself; an Outcome for
-    each one passed over (see `qa.files.find_files`)."""
+    each one passed over (see `qa.indexing.files.find_files`)."""
     for found in find_files(paths):
         if found.skip:
             yield Outcome(str(found.path), "skipped", found.skip)

@@ -35,10 +35,10 @@ from pathlib import Path
 
 import numpy as np
 
+from qa.answering.question_kinds import WORD, content_words
 from qa.backends import DocumentInfo
 from qa.backends.base import SentenceRow
 from qa.loaders.tables import row_fields
-from qa.question_kinds import WORD, content_words
 from qa.search import Hit
 from qa.stemming import index_term
 
@@ -98,7 +98,7 @@ def documents_to_summarize(
     subject: str, outright: bool, documents: Sequence[DocumentInfo],
     referred: Callable[[], str | None], find: Callable[[str], str | None],
 ) -> list[str] | None:
-    """The paths of the documents an overview question (`qa.question_kinds.
+    """The paths of the documents an overview question (`qa.answering.question_kinds.
     summary_subject`) is about, or None when it is no overview question after all ("What
     was the dispute about?" asks about a dispute, not a document).
 

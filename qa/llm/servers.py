@@ -9,7 +9,7 @@ asks), and, where that is missing (an Ollama older than its OpenAI-compatible li
 by Ollama's own `GET <address without /v1>/api/tags`. Every failure is one line saying
 what happened (nothing answers, no answer in time, not a model server, the key was
 refused), never the key itself. Every request is held to the policy of
-`qa.model_http`: each list within FIND_TIMEOUT in all, at most MAX_LIST_BYTES, plain.
+`qa.llm.model_http`: each list within FIND_TIMEOUT in all, at most MAX_LIST_BYTES, plain.
 """
 
 import time
@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from qa import model_http
-from qa.llm import NO_KEY, LLMConfig, LLMError, stream_text
+from qa.llm import model_http
+from qa.llm.client import NO_KEY, LLMConfig, LLMError, stream_text
 
 FIND_TIMEOUT = 5.0  # seconds for each list of models, connecting included
 MAX_LIST_BYTES = 2_000_000  # of a list of models (OpenRouter's, with descriptions: ~1 MB)
@@ -106,7 +106,7 @@ def _get_json(url: str, api_key: str | None, timeout: float) -> Any:
 
 
 def try_model(config: LLMConfig) -> Tried:
-    """Ask the model a one-line question through the path answers take (`qa.llm`): its
+    """Ask the model a one-line question through the path answers take (`qa.llm.client`): its
     reply and how long it took; LLMError saying why it did not answer."""
     start = time.monotonic()
     messages: Any = [{"role": "user", "content": TRY_MESSAGE}]

@@ -1,5 +1,5 @@
 """The one HTTP client policy for language model servers: every call qa makes to one
-(listing its models and testing one in `qa.llm_servers`, chat answers in `qa.llm`) goes
+(listing its models and testing one in `qa.llm.servers`, chat answers in `qa.llm.client`) goes
 through `client()`, whose transport holds the call to these limits:
 
 - a deadline for the whole call, checked before it is sent and after every piece of the

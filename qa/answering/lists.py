@@ -11,17 +11,17 @@ A list question ("What items were agreed at the 3 March meeting?", "List the act
 wants every item, not the sentence that names the most: `list_items` takes the bulleted
 or numbered list of the section (or of the document) whose label ("Agreed:") and items
 share most words with the question, and each of its items is quoted and cited, in
-document order. A table's rows are listed by `qa.table_answers`; a list written in a
-sentence ("Present: Ada, Bo and Cy.") is quoted whole by `qa.answer`.
+document order. A table's rows are listed by `qa.answering.tables`; a list written in a
+sentence ("Present: Ada, Bo and Cy.") is quoted whole by `qa.answering.quoted`.
 """
 
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from qa.answer import quoted
-from qa.question_kinds import content_words, is_list_question
-from qa.results import Answer
+from qa.answering.question_kinds import content_words, is_list_question
+from qa.answering.quoted import quoted
+from qa.answering.results import Answer
 from qa.search import Hit
 from qa.stemming import index_term
 

@@ -15,7 +15,7 @@ anything, and `answer()` then finishes the work. The pipeline is read with `next
 
 from collections.abc import Generator, Iterator
 
-from qa.results import Answer
+from qa.answering.results import Answer
 
 Pieces = Generator[str, None, Answer]  # yields text as it is written, returns the Answer
 

@@ -1,14 +1,17 @@
 """The ask pipeline: a question and its conversation to a `Response`, the same for
 `Index.ask`, the benchmarks and the evaluators.
 
-    overview question? ─▶ a summary of the documents it names (`qa.summary`)
-    follow-up ─▶ standalone question (the language model rewrites it, or `qa.conversation`)
+    overview question? ─▶ a summary of the documents it names (`qa.answering.summary`)
+    follow-up ─▶ standalone question (the language model rewrites it, or
+               `qa.answering.conversation`)
     ─▶ hybrid search (`qa.search`) ─▶ the passages' sentences
-    ─▶ only the section of a document the question names by its date (`qa.lists`)
-    ─▶ a value computed from a table's rows, if the question asks for one (`qa.table_answers`),
-       or every item of the list a list question asks for (`qa.lists`)
+    ─▶ only the section of a document the question names by its date (`qa.answering.lists`)
+    ─▶ a value computed from a table's rows, if the question asks for one
+       (`qa.answering.tables`),
+       or every item of the list a list question asks for (`qa.answering.lists`)
     ─▶ the sentences' words' frequencies
-    ─▶ the quoted answer (`qa.answer`) ─▶ a language model's answer, checked (`qa.llm`)
+    ─▶ the quoted answer (`qa.answering.quoted`)
+    ─▶ a language model's answer, checked (`qa.answering.generated`)
 
 It takes the backend and the embedder it works with, and checked arguments (`Index`
 checks what users type); nothing here reads settings or the environment.
@@ -19,7 +22,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from qa.answer import (
+from qa.answering.conversation import standalone_question
+from qa.answering.generated import llm_answer, rewrite_question
+from qa.answering.lists import Section, asks_for_list, dates, list_answer, named_section
+from qa.answering.question_kinds import summary_subject
+from qa.answering.quoted import (
     ANSWER_PASSAGES,
     NO_DOCUMENTS,
     NOT_FOUND,
@@ -28,18 +35,15 @@ from qa.answer import (
     compose_summary,
     question_terms,
 )
+from qa.answering.response import Response
+from qa.answering.results import Answer
+from qa.answering.summary import documents_to_summarize, prose_sentences
+from qa.answering.tables import table_answer
 from qa.backends import Backend
 from qa.backends.base import SentenceRow, recorded_dim
-from qa.conversation import standalone_question
-from qa.embedding import Embedder
-from qa.lists import Section, asks_for_list, dates, list_answer, named_section
-from qa.llm import LLMConfig, llm_answer, rewrite_question
-from qa.question_kinds import summary_subject
-from qa.response import Response
-from qa.results import Answer
+from qa.indexing.embedding import Embedder
+from qa.llm.client import LLMConfig
 from qa.search import MAX_K, Hit, Mode, search
-from qa.summary import documents_to_summarize, prose_sentences
-from qa.table_answers import table_answer
 
 # what `compose_answer` takes besides the question: its vector, the hits, their sentences
 # and the question's words' passage frequencies
@@ -49,7 +53,7 @@ AnswerInputs = tuple[np.ndarray, list[Hit], list[SentenceRow], tuple[dict[str, i
 @dataclass(frozen=True, slots=True)
 class Asker:
     """What answering needs: the index's backend and embedder, the refusal thresholds
-    (see `Settings`) and the reader (`qa.reader`)."""
+    (see `Settings`) and the reader (`qa.answering.reader`)."""
 
     backend: Backend
     embedder: Embedder
@@ -115,7 +119,7 @@ class Asker:
     def summary(
         self, question: str, history: Sequence[tuple[str, str]], within: list[str] | None,
     ) -> Answer | None:
-        """The summary an overview question asks for (see `qa.summary`), or None for any
+        """The summary an overview question asks for (see `qa.answering.summary`), or None for any
         other question."""
         asked = summary_subject(question)
         if asked is None:
@@ -140,7 +144,7 @@ class Asker:
         self, question: str, hits: list[Hit], sentences: list[SentenceRow],
     ) -> tuple[str, Section | None, list[Hit], list[SentenceRow]]:
         """The first hit document with a section the question names by its date (see
-        `qa.lists`): its text, the section, and its passages and sentences inside that
+        `qa.answering.lists`): its text, the section, and its passages and sentences inside that
         section; else ("", None) and the hits and sentences as they are."""
         for source in dict.fromkeys(hit.source for hit in hits):
             text = self.backend.document_text(source) or ""
@@ -159,7 +163,7 @@ class Asker:
 
     def listed(self, question: str, hits: list[Hit], text: str,
                section: Section | None) -> Answer | None:
-        """Every item of the list a list question asks for (`qa.lists`): from the named
+        """Every item of the list a list question asks for (`qa.answering.lists`): from the named
         section (`text` is its document), else from the top hit's document."""
         if not hits or not asks_for_list(question, section):
             return None

@@ -21,7 +21,7 @@ one row that reads most like the question:
 
 Everything here is a pure function of the question and the rows; `table_answer` returns
 None when the question is no such question or no table fits it, and the question is
-then answered by quoting (`qa.answer`).
+then answered by quoting (`qa.answering.quoted`).
 """
 
 import re
@@ -29,11 +29,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from qa.answer import quoted
+from qa.answering.question_kinds import WORD, content_words, is_list_question
+from qa.answering.quoted import quoted
+from qa.answering.results import Answer
 from qa.backends.base import SentenceRow
 from qa.loaders.tables import row_fields
-from qa.question_kinds import WORD, content_words, is_list_question
-from qa.results import Answer
 from qa.search import Hit
 from qa.stemming import index_term
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from qa.backends import own_files
 from qa.errors import QAError
-from qa.ingest import Report
-from qa.locking import LOCK, write_lock
+from qa.indexing.ingest import Report
+from qa.indexing.locking import LOCK, write_lock
 
 log = logging.getLogger(__name__)
 # The index's own entries in its folder; a rebuild carries every other one over (e.g. the

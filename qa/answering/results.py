@@ -1,9 +1,10 @@
 """The results of asking: an `Answer`, the `Citation`s its `[n]` markers point to, and,
 for an answer written by a language model, its `Claim`s.
 
-They are plain frozen values, apart from the scorer that makes them (`qa.answer`) and
-the language model's checks (`qa.llm`), so that what reads an answer (`qa.response`,
-the CLI, the web app) depends on neither.
+They are plain frozen values, apart from the scorer that makes them
+(`qa.answering.quoted`) and the language model's checks (`qa.answering.generated`), so
+that what reads an answer (`qa.answering.response`, the CLI, the web app) depends on
+neither.
 """
 
 from dataclasses import dataclass

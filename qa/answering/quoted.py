@@ -11,7 +11,7 @@ No language model is needed. Each sentence of the top passages gets named signal
 - similarity: the cosine similarity of the sentence's vector (embedded in its
   passage's context at indexing time, so no model call here) to the question's;
 - answer type and doer: whether the sentence gives what the question asks for (a
-  date, a number, a name; who did it), rules of `qa.question_kinds`.
+  date, a number, a name; who did it), rules of `qa.answering.question_kinds`.
 
 Of the seven weights, those of coverage, window coverage, similarity and answer type were
 fitted by a listwise softmax on reading-comprehension data (`qa eval squad`, judged per
@@ -27,16 +27,16 @@ read as the closest word one does ("snowbaorder"). Headings and labels are never
 and a line that a sentence goes on from (it ends in a comma or in "by", or the next line
 goes on in lower case) is no label: a quote is a whole sentence.
 
-Whether to answer at all is a separate decision (`assess`, then `qa.answerability`): a
+Whether to answer at all is a separate decision (`assess`, then `qa.answering.answerability`): a
 small logistic regression, fitted to SQuAD 2.0's answerable and unanswerable questions,
-over features of the best sentence (`qa.answerability.FEATURES`: how similar, the rarest
+over features of the best sentence (`qa.answering.answerability.FEATURES`: how similar, the rarest
 question word it and its neighbours lack and whether any candidate holds it, a number or
 a negation of the question it lacks). Below its threshold the answer says plainly that
 the documents do not contain it and cites nothing; a question that names something (a
 name, an acronym, a number) that no passage holds is refused too, and so is one that asks
 for a value of a kind (a clock time, a code, an e-mail address, a phone number, a street
 address) that the sentence and its neighbours hold none of. An answer that is given opens
-with the value or the verdict asked for, taken from the quote (`qa.lead`).
+with the value or the verdict asked for, taken from the quote (`qa.answering.lead`).
 A statement rather than a question (a claim to find evidence for) is answered by the
 cosine and sentence-BM25 rank fusion, which finds SciFact's evidence more often, when its
 most similar sentence reaches `min_score`.
@@ -51,11 +51,9 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from qa import answerability
-from qa.backends.base import SentenceRow
-from qa.lead import lead
-from qa.loaders.tables import row_fields
-from qa.question_kinds import (
+from qa.answering import answerability
+from qa.answering.lead import lead
+from qa.answering.question_kinds import (
     STOPWORDS,
     WORD,
     answer_type,
@@ -73,15 +71,17 @@ from qa.question_kinds import (
     states_a_value,
     yes_no_subject,
 )
-from qa.reader import Reading
-from qa.results import Answer, Citation
+from qa.answering.reader import Reading
+from qa.answering.results import Answer, Citation
+from qa.answering.summary import headings as summary_headings
+from qa.answering.summary import overview
+from qa.backends.base import SentenceRow
+from qa.loaders.tables import row_fields
 from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
-from qa.summary import headings as summary_headings
-from qa.summary import overview
 
 ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
-READ_PASSAGES = 5  # the reader (`qa.reader`) reads this many top passages
+READ_PASSAGES = 5  # the reader (`qa.answering.reader`) reads this many top passages
 Read = Callable[[str, Sequence[str]], list[Reading]]  # the reader, as `compose_answer` takes it
 WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0,
            "subject": 2.0, "listing": 2.0, "reader": 1.0}
@@ -140,7 +140,7 @@ class Signals:
 @dataclass(frozen=True, slots=True)
 class Assessment:
     """What `assess` found: the candidate sentences and their signals, the ones to quote
-    (best first), the answerability features of the best (`qa.answerability`), whether
+    (best first), the answerability features of the best (`qa.answering.answerability`), whether
     the question names something no passage holds, and the reader's best span (its
     passage's hit and the span's document offsets), if it read any."""
 
@@ -223,7 +223,7 @@ def compose_answer(
 ) -> Answer:
     """Quote the sentences of the top hits that best answer the question, or say none does.
 
-    A question is answered when the answerability model (`qa.answerability`) finds its
+    A question is answered when the answerability model (`qa.answering.answerability`) finds its
     best sentence likely enough to answer it (`answer_threshold`, by default the model's
     own); a statement (a claim to find evidence for) when its most similar sentence
     reaches `min_score`. `read`: the reader, which reads the top READ_PASSAGES passages.
@@ -293,8 +293,8 @@ def answer_features(
     candidates: Sequence["_Candidate"], signals: Sequence[Signals], best: int,
     held: set[str],
 ) -> dict[str, float]:
-    """The answerability features (`qa.answerability.FEATURES`) of candidate `best`, but
-    the reader's (`qa.answerability.reader_features`)."""
+    """The answerability features (`qa.answering.answerability.FEATURES`) of candidate `best`, but
+    the reader's (`qa.answering.answerability.reader_features`)."""
     chosen = candidates[best]
     window = _window_text(chosen)
     return {
@@ -352,7 +352,7 @@ def _rarest_missing(wanted: Mapping[str, str], idf: Mapping[str, float],
 
 def compose_summary(question: str, hits: Sequence[Hit], sentences: Sequence[SentenceRow],
                     documents: Sequence[str]) -> Answer:
-    """An overview of each of `documents` (paths; see `qa.summary`): what it is and its
+    """An overview of each of `documents` (paths; see `qa.answering.summary`): what it is and its
     purpose, and for one document its main points in order, each quoted and cited, a
     line each; from `hits`, their passages, and `sentences`, those passages' sentences."""
     # in document order, so that a sentence two overlapping passages hold is read (and

@@ -1,9 +1,9 @@
-"""Distributed ingest: the `prepare` and `embed` stages of `qa.ingest` on a Ray cluster.
+"""Distributed ingest: the `prepare` and `embed` stages of `qa.indexing.ingest` on a Ray cluster.
 
 Ray Data sends the list of files to a pool of actors (`ActorPoolStrategy`), each holding
 the embedding model; an actor reads, loads, chunks and embeds a batch of files and
 returns the embedded documents, which this process (the driver) writes to the backend
-one document at a time, as `qa.ingest` does. Workers therefore need the files at the
+one document at a time, as `qa.indexing.ingest` does. Workers therefore need the files at the
 same paths (a shared file system) and the model, not the index.
 
 Without an address, a local Ray of this machine's CPUs is started (and stopped after
@@ -23,9 +23,9 @@ import numpy as np
 from tqdm import tqdm
 
 from qa.backends import Backend, FileState
-from qa.embedding import load_embedder
 from qa.errors import QAError
-from qa.ingest import (
+from qa.indexing.embedding import load_embedder
+from qa.indexing.ingest import (
     EMBED_BATCH_CHUNKS,
     Embedded,
     Outcome,
@@ -105,7 +105,7 @@ def _batches(pending: list[Prepared]) -> Iterator[list[Prepared]]:
 def ray_ingest(
     backend: Backend, paths: list[Path], settings: Settings, address: str | None = None
 ) -> Report:
-    """Like `qa.ingest.ingest`, with reading and embedding done by Ray actors."""
+    """Like `qa.indexing.ingest.ingest`, with reading and embedding done by Ray actors."""
     ray = _ray()
     started = not ray.is_initialized()
     if started:

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.embedding import autocast, fastest_precision, model_location
 from qa.errors import QAError
+from qa.indexing.embedding import autocast, fastest_precision, model_location
 
 WEIGHTS_FILE = Path(__file__).with_name("reader.safetensors")
 MAX_TOKENS = 256  # question and passage window, special tokens included
@@ -61,7 +61,7 @@ class Reader:
         self.model = model
         self.tokenizer = tokenizer
         self.max_tokens = max_tokens
-        self.precision = precision  # what the model computes in (qa.embedding.PRECISIONS)
+        self.precision = precision  # what the model computes in (qa.indexing.embedding.PRECISIONS)
         self._torch = torch
         self._lock = threading.Lock()
 

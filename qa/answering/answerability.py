@@ -4,7 +4,7 @@ One cosine threshold cannot tell: a sentence that names the person a question as
 is similar to a question about that person's pay, and a table row that answers a
 question reads unlike it. So the decision is a small logistic regression over named
 features of the question and the chosen sentence (`FEATURES`, computed by
-`qa.answer.assess`): how similar it is, the rarest question word that it and its
+`qa.answering.quoted.assess`): how similar it is, the rarest question word that it and its
 neighbours lack (and whether any candidate sentence holds it), and whether the question's
 numbers and negation are in it. Fifteen features were tried; the others (coverage, the
 answer type, the margin over the next sentence...) took weights of the wrong sign or
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.reader import Reading
+from qa.answering.reader import Reading
 
 WEIGHTS_FILE = Path(__file__).with_name("answerability.json")
 FEATURES = (
@@ -38,7 +38,7 @@ FEATURES = (
     "missing_everywhere",  # the rarest question word no candidate sentence holds (0-1)
     "number_missing",  # a number of the question is not in the sentence or its neighbours
     "negation_differs",  # one of question and sentence is negated, the other not
-    # the reader's (`qa.reader`), over the top passages: `reader_features`
+    # the reader's (`qa.answering.reader`), over the top passages: `reader_features`
     "reader_span",  # the score of its best span (the widest margin over no-answer)
     "reader_null",  # ... and that passage's no-answer score
 )
@@ -51,7 +51,7 @@ L2 = 1.0  # the penalty on the weights (features are standardised first)
 class Model:
     """A fitted logistic regression over FEATURES: each feature is standardised by `mean`
     and `scale`, weighted, and summed with `bias`; `threshold` is the probability below
-    which an answer is refused; `span_margin` the reader's margin (`qa.reader`) from
+    which an answer is refused; `span_margin` the reader's margin (`qa.answering.reader`) from
     which the value it reads is said before the quote."""
 
     weights: Mapping[str, float]

@@ -15,8 +15,8 @@ for it and the quote decides it:
   extension of the Finance team?": "2202"): exact data, looked up. A question for the
   largest, a total or a difference gets none: one row does not answer it (`qa` computes
   such answers from the whole table, or says nothing first);
-- any other question gets the words the reader (`qa.reader`) points at, when it is sure
-  of them (`qa.answerability.Model.span_margin`) and the quote holds them. Rules that
+- any other question gets the words the reader (`qa.answering.reader`) points at, when it is sure
+  of them (`qa.answering.answerability.Model.span_margin`) and the quote holds them. Rules that
   took a number, a date, a name or a place from the quote by the question's first words
   were wrong in two answers of three on SQuAD's held-out articles (docs/figures.md),
   so no value is guessed: an answer the reader is unsure of opens with its quote.
@@ -27,8 +27,8 @@ traceable as the quote it comes from.
 
 import re
 
+from qa.answering.question_kinds import content_words, negated
 from qa.loaders.tables import row_fields
-from qa.question_kinds import content_words, negated
 from qa.stemming import NUMBER_WORDS, index_term
 
 NO_VERDICT = "The documents do not say yes or no; they say:"

@@ -1,4 +1,4 @@
-"""The child process of `qa.drawing`: draws the pages of one PDF with PDFium, as asked.
+"""The child process of `qa.loaders.drawing`: draws the pages of one PDF with PDFium, as asked.
 
 Run as a script (`python -I draw_pages.py`), so it imports nothing of `qa`, only pypdfium2
 and Pillow. It reads the PDF (its length, then its bytes) from stdin and says how many
