@@ -40,10 +40,11 @@ import numpy as np
 
 from qa import Index
 from qa.answering import answerability
-from qa.answering.question_kinds import STOPWORDS, WORD, content_words
+from qa.answering.question_kinds import content_words
 from qa.answering.quoted import READ_PASSAGES, assess
 from qa.answering.reader import read_passages
 from qa.evaluation import squad
+from qa.words import STOPWORDS, WORD
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "squad"
 FITTED = SHARED / "squad2-dev-15articles.json"

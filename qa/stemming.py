@@ -15,6 +15,8 @@ import unicodedata
 
 import snowballstemmer
 
+from qa.words import NUMBER_WORDS
+
 _STEMMER = snowballstemmer.stemmer("porter")
 _LOCK = threading.Lock()
 _WORD = re.compile(r"[^\W_]+")  # a run of letters and digits
@@ -43,11 +45,6 @@ def index_terms(text: str) -> list[str]:
     return [index_term(word) for word in _WORD.findall(text)]
 
 
-NUMBER_WORDS = {word: n for n, word in enumerate((
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-    "nineteen", "twenty"))} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-                               "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
 _DIGITS_OF = {index_term(word): str(n) for word, n in NUMBER_WORDS.items()}
 _WORD_OF = {digits: term for term, digits in _DIGITS_OF.items()}
 

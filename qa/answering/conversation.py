@@ -14,12 +14,14 @@ Only the last FOLLOW_UP_TURNS turns are looked at, however long the conversation
 import re
 from collections.abc import Sequence
 
+from qa.words import PRONOUNS, any_of
+
 FOLLOW_UP_TURNS = 3
 # "that" and "this" refer back where they stand for a thing, after a verb or a preposition
 # ("Why was that fewer...?", "What about this?"), not where they join a clause ("the van
 # that broke down") or point at a noun ("this year")
 _REFERS_BACK = re.compile(
-    r"\b(he|him|his|she|her|hers|they|them|their|theirs|it|its|these|those)\b|"
+    any_of(word for word in PRONOUNS if word not in ("this", "that")) + "|"
     r"\b(?:is|was|are|were|do|does|did|about|of|for|with|from|after|before|since)\s+"
     r"(?:that|this)\b(?!\s+(?:[a-z]+(?:s|ed)|the|an?)\b)", re.IGNORECASE
 )

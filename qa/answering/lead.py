@@ -29,7 +29,8 @@ import re
 
 from qa.answering.question_kinds import content_words, negated
 from qa.loaders.tables import row_fields
-from qa.stemming import NUMBER_WORDS, index_term
+from qa.stemming import index_term
+from qa.words import NUMBER_WORD, NUMBER_WORDS, PRONOUNS, YES_NO, any_of
 
 NO_VERDICT = "The documents do not say yes or no; they say:"
 # words and their opposites, by stem: a quote holding the opposite of a word the question
@@ -51,9 +52,7 @@ for _pair in _PAIRS:
     OPPOSITES.setdefault(_a, set()).add(_b)
     OPPOSITES.setdefault(_b, set()).add(_a)
 
-_YES_NO = re.compile(
-    r"^\s*(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|must)"
-    r"\b(?!.*\bor\b)", re.I)
+_CHOICE = re.compile(r"\bor\b", re.I)  # "Is it X or Y?" asks which, not whether
 _AGGREGATE = re.compile(r"\b(?:largest|smallest|biggest|highest|lowest|most|least|fewest|"
                         r"total|sum|average|mean|more|less|fewer)\b", re.I)
 # a limit the quote sets on a number ("at least 36 hours", "no more than 4 guests"): a
@@ -62,9 +61,7 @@ _AT_LEAST = r"at least|no less than|not less than|no fewer than|(?:a )?minimum o
 _AT_MOST = r"at most|no more than|not more than|up to|(?:a )?maximum of|less than|under|within"
 _LIMIT = re.compile(rf"\b({_AT_LEAST}|{_AT_MOST})\s+(\d[\d,]*(?:\.\d+)?)\s+([a-z]+)", re.I)
 _QUANTITY = re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s+([a-z]+)", re.I)
-_SMALL_NUMBER = re.compile(rf"\b(?:{'|'.join(NUMBER_WORDS)})\b", re.I)
-_REFERS_BACK = re.compile(r"\b(?:it|its|this|these|that|those|they|them|he|him|she|her)\b",
-                          re.I)
+_REFERS_BACK = re.compile(any_of(PRONOUNS), re.I)
 _ALL = re.compile(r"\b(?:any|anyone|anybody|every|everyone|everybody|all)\b", re.I)
 _ONLY = re.compile(r"\b(?:only|solely|exclusively)\b", re.I)
 
@@ -74,7 +71,7 @@ def lead(question: str, quote: str, before: str = "", span: str | None = None) -
     table row's cell, the reader's `span` (given when it is sure of it), or None.
     `before`: the sentence before the quote, which may name what its "it" stands for ("The
     board approved it...")."""
-    if _YES_NO.match(question):
+    if YES_NO.match(question) and not _CHOICE.search(question):
         return verdict(question, quote, before)
     if row_fields(quote) is not None:  # a table row: only the cell of the column asked for
         return None if _AGGREGATE.search(question) else row_value(question, quote)
@@ -130,7 +127,7 @@ def within_limit(question: str, quote: str) -> bool | None:
 
 def in_digits(text: str) -> str:
     """The text with small numbers written in words written in digits ("two": "2")."""
-    return _SMALL_NUMBER.sub(lambda found: str(NUMBER_WORDS[found.group().lower()]), text)
+    return NUMBER_WORD.sub(lambda found: str(NUMBER_WORDS[found.group().lower()]), text)
 
 
 def row_value(question: str, quote: str) -> str | None:

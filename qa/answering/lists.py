@@ -24,15 +24,12 @@ from qa.answering.quoted import quoted
 from qa.answering.results import Answer
 from qa.search import Hit
 from qa.stemming import index_term
+from qa.words import MONTH_NUMBERS, MONTHS
 
-_MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-           r"sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
 _DATE = re.compile(
-    rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?: of)? (?P<month>{_MONTHS})\b|"
-    rf"\b(?P<month2>{_MONTHS}) (?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\b|"
+    rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?: of)? (?P<month>{MONTHS})\b|"
+    rf"\b(?P<month2>{MONTHS}) (?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\b|"
     r"\b\d{4}-(?P<month3>\d{2})-(?P<day3>\d{2})\b", re.I)
-_MONTH_NUMBERS = {name: n for n, name in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
 _LINE = re.compile(r"[^\n]*")
 _CLOSED = re.compile(r"""[.!?;]["'”’)\]]*\s*$""")
 MAX_HEADING = 100  # characters of a line that can head a section
@@ -59,7 +56,7 @@ def dates(text: str) -> set[tuple[int, int]]:
     for match in _DATE.finditer(text):
         day = match["day"] or match["day2"] or match["day3"]
         month = match["month"] or match["month2"]
-        number = _MONTH_NUMBERS[month[:3].lower()] if month else int(match["month3"])
+        number = MONTH_NUMBERS[month[:3].lower()] if month else int(match["month3"])
         found.add((number, int(day)))
     return found
 

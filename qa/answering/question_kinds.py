@@ -34,29 +34,14 @@ import re
 from collections.abc import Callable
 
 from qa.stemming import index_term
+from qa.words import MONTH_NAMES, NUMBER, STOPWORDS, WEEKDAYS, WORD, YES_NO
 
-WORD = re.compile(r"\w+")
-STOPWORDS = frozenset((
-    "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and",
-    "or", "but", "nor", "is", "are", "was", "were", "be", "been", "being", "am", "do",
-    "does", "did", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
-    "that", "this", "these", "those", "it", "its", "as", "into", "than", "then", "there",
-    "their", "they", "them", "he", "him", "his", "she", "her", "hers", "has", "have", "had",
-    "having", "not", "no", "can", "could", "would", "should", "will", "shall", "may",
-    "might", "must", "about", "over", "under", "after", "before", "during", "between",
-    "through", "up", "down", "out", "off", "also", "such", "any", "some", "many", "much",
-    "more", "most", "other", "s", "i", "you", "your", "we", "our", "us", "me", "my",
-    # the words that make a request of a question, not what it asks about
-    "list", "name", "names", "named", "everyone", "everybody", "enumerate", "tell",
-))
 _TIME_QUESTION = re.compile(
     r"\b(when|what year|which year|what decade|what century|what date|how long ago)\b", re.I)
 _NUMBER_QUESTION = re.compile(
     r"\b(how many|how much|what percent|what percentage|how large|how big|how long|how far|"
     r"how old|how high|how tall|what population)\b", re.I)
-_CALENDAR = re.compile(
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|"
-    r"july|august|september|october|november|december", re.I)
+_CALENDAR = re.compile(f"{WEEKDAYS}|{'|'.join(MONTH_NAMES)}", re.I)
 _NAME_QUESTION = re.compile(r"\b(who|whom|whose|where)\b", re.I)
 # "Who has already resigned...": the words between "who" and its verb; a copula or "did"
 # there makes it a question of another kind ("Who is...", "Who did they...").
@@ -76,11 +61,7 @@ _CLAUSE_BREAK = re.compile(r"[;:]")
 # a noun made from the verb names the act but does not say it happened ("his resignation")
 _NOUN_ENDINGS = ("tion", "sion", "ment", "ance", "ence", "al")
 _TIME = re.compile(
-    r"\b(1\d{3}|20\d{2})s?\b|\b(january|february|march|april|may|june|july|august|"
-    r"september|october|november|december|century|centuries)\b", re.I)
-_NUMBER = re.compile(
-    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
-    r"hundred|thousand|million|billion|dozen)\b", re.I)
+    rf"\b(1\d{{3}}|20\d{{2}})s?\b|\b(?:{'|'.join(MONTH_NAMES)}|century|centuries)\b", re.I)
 
 _POLITE = r"^\s*(?:(?:please|can you|could you|would you|will you|pls)\s+)*"
 _SUMMARY_REQUEST = re.compile(
@@ -97,9 +78,6 @@ _COVER_QUESTION = re.compile(
     _POLITE + r"what (?:does|do) (?P<subject>.+?) (?:say|cover|describe|discuss|"
     r"talk about|deal with)[\s?.!]*$", re.I)
 
-_YES_NO = re.compile(
-    r"^\s*(?:did|does|do|has|have|had|is|are|was|were|can|could|will|would|should)\s+"
-    r"(?P<rest>.+)", re.I)
 SUBJECT_SPAN = 6  # the first words of a sentence, where its own subject stands
 _LIST_QUESTION = re.compile(
     r"^\s*(?:please\s+)?(?:list|name|enumerate)\b|\b(?:everyone|everybody)\b|"
@@ -189,7 +167,7 @@ def answer_type(question: str) -> SentenceTest | None:
     if _TIME_QUESTION.search(question):
         return lambda _, text: float(bool(_TIME.search(text)))
     if _NUMBER_QUESTION.search(question):
-        return lambda _, text: float(bool(_NUMBER.search(text)))
+        return lambda _, text: float(bool(NUMBER.search(text)))
     if _NAME_QUESTION.search(question):
         return has_new_name
     return None
@@ -249,7 +227,7 @@ def yes_no_subject(question: str) -> frozenset[str]:
     """The words (lower-case) naming what a yes/no question asks about: the name that
     follows its first word ("Did Kevin de León resign?": kevin, de, león), or else its
     first content word ("Is the office open?": office); empty for other questions."""
-    found = _YES_NO.match(question)
+    found = YES_NO.match(question)
     if not found:
         return frozenset()
     words = WORD.findall(found["rest"])

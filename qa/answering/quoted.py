@@ -54,8 +54,6 @@ import numpy as np
 from qa.answering import answerability
 from qa.answering.lead import lead
 from qa.answering.question_kinds import (
-    STOPWORDS,
-    WORD,
     answer_type,
     asked_verb,
     content_words,
@@ -79,6 +77,7 @@ from qa.backends.base import SentenceRow
 from qa.loaders.tables import row_fields
 from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
+from qa.words import PRONOUNS, STOPWORDS, WORD, any_of
 
 ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
 READ_PASSAGES = 5  # the reader (`qa.answering.reader`) reads this many top passages
@@ -104,9 +103,9 @@ MAX_TYPOS = 8  # question words looked up so, at most: each is compared with eve
 NOT_FOUND = "The documents do not contain an answer to this question."
 NO_DOCUMENTS = ("No documents are indexed yet: add some with `qa index FOLDER` or upload "
                 "them in the chat.")
+# a sentence opening so goes on from the one before it
 _REFERS_BACK = re.compile(
-    r"(it|its|this|these|that|those|he|his|she|her|they|their|them|but|however|also|such|"
-    r"both|then|there)\b", re.IGNORECASE)
+    any_of((*PRONOUNS, "but", "however", "also", "such", "both", "then", "there")), re.I)
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _QUESTION_START = re.compile(
     r"(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"

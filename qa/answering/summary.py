@@ -35,12 +35,13 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.answering.question_kinds import WORD, content_words
+from qa.answering.question_kinds import content_words
 from qa.backends import DocumentInfo
 from qa.backends.base import SentenceRow
 from qa.loaders.tables import row_fields
 from qa.search import Hit
 from qa.stemming import index_term
+from qa.words import MONTHS, WEEKDAYS, WORD
 
 SUMMARY_SENTENCES = 3  # quoted of one document without headings: its purpose and two more
 MAIN_POINTS = 5  # of one document with headings: a point a section, the weightiest
@@ -88,10 +89,8 @@ KINDS = {  # what a document of each suffix is, as an overview says it
     ".htm": "a web page", ".eml": "an e-mail", ".mbox": "a mailbox", ".epub": "an e-book",
 }
 _DATE_WORDS = re.compile(
-    r"^(?:\d+(?:st|nd|rd|th)?|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|"
-    r"july?|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|"
-    r"tuesday|wednesday|thursday|friday|saturday|sunday|am|pm|of|the|on|at|date|dated|"
-    r"updated|as)$", re.I)
+    rf"^(?:\d+(?:st|nd|rd|th)?|{MONTHS}|{WEEKDAYS}|am|pm|of|the|on|at|date|dated|updated|as)$",
+    re.I)
 
 
 def documents_to_summarize(

@@ -29,13 +29,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from qa.answering.question_kinds import WORD, content_words, is_list_question
+from qa.answering.question_kinds import content_words, is_list_question
 from qa.answering.quoted import quoted
 from qa.answering.results import Answer
 from qa.backends.base import SentenceRow
 from qa.loaders.tables import row_fields
 from qa.search import Hit
 from qa.stemming import index_term
+from qa.words import WORD
 
 MIN_SHARE = 0.5  # of the question's words that the table it is about must hold
 MAX_SHOWN = 12  # cells written out in a computation; more are summarised as "N rows"

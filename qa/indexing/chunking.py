@@ -28,8 +28,8 @@ from itertools import accumulate
 from syntok.segmenter import preprocess_with_offsets, segment
 from syntok.tokenizer import Tokenizer
 
-from qa.answering.question_kinds import STOPWORDS, WORD
 from qa.loaders.formats import Document
+from qa.words import STOPWORDS, WORD
 
 Span = tuple[int, int]
 TokenCounter = Callable[[Sequence[str]], list[int]]

@@ -1,0 +1,57 @@
+"""The word patterns every stage shares, one copy each: words, stopwords, numbers written
+in words, months and weekdays, the auxiliaries that open a yes/no question, and the
+pronouns by which a sentence refers back to an earlier one.
+
+Indexing (`qa.indexing.chunking`, `qa.stemming`) and answering (`qa.answering`) read
+words the same way because they read them here.
+"""
+
+import re
+from collections.abc import Iterable
+
+WORD = re.compile(r"\w+")
+STOPWORDS = frozenset((
+    "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and",
+    "or", "but", "nor", "is", "are", "was", "were", "be", "been", "being", "am", "do",
+    "does", "did", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
+    "that", "this", "these", "those", "it", "its", "as", "into", "than", "then", "there",
+    "their", "they", "them", "he", "him", "his", "she", "her", "hers", "has", "have", "had",
+    "having", "not", "no", "can", "could", "would", "should", "will", "shall", "may",
+    "might", "must", "about", "over", "under", "after", "before", "during", "between",
+    "through", "up", "down", "out", "off", "also", "such", "any", "some", "many", "much",
+    "more", "most", "other", "s", "i", "you", "your", "we", "our", "us", "me", "my",
+    # the words that make a request of a question, not what it asks about
+    "list", "name", "names", "named", "everyone", "everybody", "enumerate", "tell",
+))
+
+NUMBER_WORDS = {word: n for n, word in enumerate((
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen", "twenty"))} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+                               "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
+_LARGE_NUMBER_WORDS = ("thousand", "million", "billion", "dozen")
+
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
+               "september", "october", "november", "december")
+# a month as dates write it: whole or cut to its first three letters ("Sept" too)
+MONTHS = "|".join(f"{name[:3]}(?:{name[3:]})?" for name in MONTH_NAMES) + "|sept"
+MONTH_NUMBERS = {name[:3]: n for n, name in enumerate(MONTH_NAMES, 1)}
+WEEKDAYS = "(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+
+# the verbs that open a yes/no question ("Is...", "Did...", "Must...")
+AUXILIARIES = ("is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can",
+               "could", "will", "would", "should", "may", "must")
+# the words by which a sentence points at something said before it
+PRONOUNS = ("he", "him", "his", "she", "her", "hers", "they", "them", "their", "theirs",
+            "it", "its", "this", "these", "that", "those")
+
+
+def any_of(words: Iterable[str]) -> str:
+    """A pattern for any one of `words`, whole ("it" does not match in "item")."""
+    return r"\b(?:" + "|".join(words) + r")\b"
+
+
+NUMBER_WORD = re.compile(any_of(NUMBER_WORDS), re.I)
+# a number in digits or in words
+NUMBER = re.compile(r"\d|" + any_of([*NUMBER_WORDS, *_LARGE_NUMBER_WORDS]), re.I)
+YES_NO = re.compile(rf"^\s*{any_of(AUXILIARIES)}\s+(?P<rest>.+)", re.I | re.S)
