@@ -278,3 +278,19 @@ def test_a_subject_in_quotes_names_a_document_even_without_its_title():
 ])
 def test_a_question_for_a_time_code_address_or_number_needs_one(question, text, lacks):
     assert kinds.lacks_asked_value(question, text) is lacks
+
+
+@pytest.mark.parametrize("text", ["Fifty guests came.", "About 50 guests came.",
+                                  "A dozen guests came."])
+def test_a_number_in_words_or_digits_answers_how_many(text):
+    """One pattern of numbers (qa.words) for every rule: "fifty" is a number to all."""
+    assert kinds.answer_type("How many guests came?")("How many guests came?", text) == 1.0
+
+
+@pytest.mark.parametrize(("text", "question"), [
+    ("The deposit is returned", False), ("Must visitors sign in", True),
+    ("May I bring a guest", True), ("what is the deposit", True),
+    ("Aspirin lowers the risk of stroke.", False), ("The total is 40?", True),
+])
+def test_input_that_asks_nothing_is_a_statement(text, question):
+    assert kinds.is_question(text) is question

@@ -1,31 +1,37 @@
 """The ask pipeline: a question and its conversation to a `Response`, the same for
 `Index.ask`, the benchmarks and the evaluators.
 
-    overview question? ─▶ a summary of the documents it names (`qa.answering.summary`)
-    follow-up ─▶ standalone question (the language model rewrites it, or
-               `qa.answering.conversation`)
-    ─▶ hybrid search (`qa.search`) ─▶ the passages' sentences
-    ─▶ only the section of a document the question names by its date (`qa.answering.lists`)
-    ─▶ a value computed from a table's rows, if the question asks for one
-       (`qa.answering.tables`),
-       or every item of the list a list question asks for (`qa.answering.lists`)
-    ─▶ the sentences' words' frequencies
-    ─▶ the quoted answer (`qa.answering.quoted`)
-    ─▶ a language model's answer, checked (`qa.answering.generated`)
+Every chat input walks one registry of answer kinds, `KINDS`, in order: the first whose
+`detect` holds and whose `answer` gives one answers; a kind that finds nothing to say
+(a table with no unambiguous value) passes to the next.
+
+    summary      an overview question: what the documents it names are about
+                 (`qa.answering.summary`); needs no search
+    (a follow-up is made standalone: the language model rewrites it, or
+     `qa.answering.conversation`; then the hybrid search, `qa.search`, finds its passages
+     and, when the question names a dated section, only that section's, `qa.answering.lists`)
+    empty        nothing is indexed yet
+    statement    input that asks nothing: the sentence that best supports it
+    table        a value computed from a table's rows (`qa.answering.tables`)
+    list         every item of the list asked for (`qa.answering.lists`)
+    quoted       the sentences that answer, or a refusal (`qa.answering.quoted`); a
+                 language model, when one is set, writes the answer from them, checked
+                 (`qa.answering.generated`)
 
 It takes the backend and the embedder it works with, and checked arguments (`Index`
 checks what users type); nothing here reads settings or the environment.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
 from qa.answering.conversation import standalone_question
 from qa.answering.generated import llm_answer, rewrite_question
 from qa.answering.lists import Section, asks_for_list, dates, list_answer, named_section
-from qa.answering.question_kinds import summary_subject
+from qa.answering.question_kinds import is_question, summary_subject
 from qa.answering.quoted import (
     ANSWER_PASSAGES,
     NO_DOCUMENTS,
@@ -33,12 +39,13 @@ from qa.answering.quoted import (
     Read,
     compose_answer,
     compose_summary,
+    evidence_answer,
     question_terms,
 )
 from qa.answering.response import Response
 from qa.answering.results import Answer
 from qa.answering.summary import documents_to_summarize, prose_sentences
-from qa.answering.tables import table_answer
+from qa.answering.tables import question_operation, table_answer
 from qa.backends import Backend
 from qa.backends.base import SentenceRow, recorded_dim
 from qa.indexing.embedding import Embedder
@@ -73,35 +80,16 @@ class Asker:
         within: list[str] | None = None, llm: LLMConfig | None = None,
         scope: str | None = None,
     ) -> Response:
-        """The answer to `question` (see the module docstring); `llm` writes it, if given.
-        scope: what `within` is, in words ("the collection Finance"), for a refusal to say
-        that nothing there answers the question."""
-        summarized = self.summary(question, history, within)
-        if summarized is not None:
-            return Response.of(summarized)
-        query = (llm and history and rewrite_question(llm, question, history)
-                 or standalone_question(question, history))
-        hits, inputs = self.answer_inputs(query, k, within)
-        if not hits and not self.backend.documents():  # listed only when nothing is found
-            return Response.of(Answer(question, NO_DOCUMENTS, False, (), notice=NO_DOCUMENTS))
-        query_vector, hits, sentences, frequencies = inputs
-        text, section = "", None
-        if dates(query):  # "the 3 March meeting": only that section of its document
-            text, section, hits, sentences = self.section(query, hits, sentences)
-        computed = (table_answer(query, hits[:ANSWER_PASSAGES], sentences, self.passages)
-                    or self.listed(query, hits, text, section))
-        if computed:
-            return Response.of(replace(computed, question=question))
-        extractive = compose_answer(query, query_vector, hits, sentences, frequencies,
-                                    self.min_score, self.answer_threshold, asked=question,
-                                    read=self.read)
-        extractive = replace(extractive, question=question)
-        if within is not None and extractive.text == NOT_FOUND:
-            extractive = replace(extractive, text=not_found_in(scope or "the documents chosen"))
-        if llm is None or not extractive.found:  # nothing relevant: no need to ask a model
-            return Response.of(extractive)
-        return Response(llm_answer(llm, question, hits[:k], extractive, self.embedder,
-                                   sentences))
+        """The answer to `question` from the first kind of `KINDS` that gives one; `llm`
+        writes a quoted answer, if given. scope: what `within` is, in words ("the
+        collection Finance"), for a refusal to say that nothing there answers it."""
+        asked = Asked(self, question, tuple(history), k, within, llm, scope)
+        for kind in KINDS:
+            if kind.detect(asked):
+                response = kind.answer(asked)
+                if response is not None:
+                    return response
+        raise AssertionError("the quoted kind answers every question")
 
     def answer_inputs(
         self, query: str, k: int = ANSWER_PASSAGES, within: list[str] | None = None,
@@ -180,6 +168,122 @@ class Asker:
         anywhere = np.zeros((1, recorded_dim(self.backend.meta("dim"))), dtype=np.float32)
         hits = search(self.backend, anywhere, [""], chunks, "dense", list(paths))[0]
         return hits, self.backend.sentences([hit.chunk_id for hit in hits])
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What the search found for a question: its vector, the hits and their sentences
+    (only a dated section's, when the question names one: `text` is then its document),
+    and the question's words' passage frequencies."""
+
+    vector: np.ndarray
+    hits: list[Hit]
+    sentences: list[SentenceRow]
+    frequencies: tuple[dict[str, int], int]
+    text: str = ""
+    section: Section | None = None
+
+
+class Asked:
+    """One chat input as the answer kinds see it: what was typed and, searched once when
+    a kind first needs them, its standalone form and what the search found."""
+
+    def __init__(self, asker: Asker, question: str, history: tuple[tuple[str, str], ...],
+                 k: int, within: list[str] | None, llm: LLMConfig | None,
+                 scope: str | None) -> None:
+        self.asker, self.question, self.history = asker, question, history
+        self.k, self.within, self.llm, self.scope = k, within, llm, scope
+
+    @cached_property
+    def query(self) -> str:
+        """The question made standalone: a follow-up's words that refer back replaced."""
+        rewritten = self.llm and self.history and rewrite_question(
+            self.llm, self.question, self.history)
+        return rewritten or standalone_question(self.question, self.history)
+
+    @cached_property
+    def found(self) -> Found:
+        hits, (vector, hits, sentences, frequencies) = self.asker.answer_inputs(
+            self.query, self.k, self.within)
+        if not dates(self.query):  # "the 3 March meeting": only that section of its document
+            return Found(vector, hits, sentences, frequencies)
+        text, section, hits, sentences = self.asker.section(self.query, hits, sentences)
+        return Found(vector, hits, sentences, frequencies, text, section)
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One kind of answer: `detect` tells the inputs it answers, `answer` answers one or
+    passes (None) to the next kind."""
+
+    name: str
+    detect: Callable[[Asked], bool]
+    answer: Callable[[Asked], Response | None]
+
+
+def summarized(asked: Asked) -> Response | None:
+    answer = asked.asker.summary(asked.question, asked.history, asked.within)
+    return None if answer is None else Response.of(answer)
+
+
+def nothing_indexed(asked: Asked) -> bool:
+    return not asked.found.hits and not asked.asker.backend.documents()
+
+
+def refused_empty(asked: Asked) -> Response:
+    return Response.of(Answer(asked.question, NO_DOCUMENTS, False, (), notice=NO_DOCUMENTS))
+
+
+def supported(asked: Asked) -> Response:
+    found = asked.found
+    return written(asked, evidence_answer(asked.query, found.vector, found.hits,
+                                          found.sentences, asked.asker.min_score))
+
+
+def computed(asked: Asked) -> Response | None:
+    found = asked.found
+    answer = table_answer(asked.query, found.hits[:ANSWER_PASSAGES], found.sentences,
+                          asked.asker.passages)
+    return None if answer is None else Response.of(replace(answer, question=asked.question))
+
+
+def asks_for_items(asked: Asked) -> bool:
+    return bool(asked.found.hits) and asks_for_list(asked.query, asked.found.section)
+
+
+def listed(asked: Asked) -> Response | None:
+    found = asked.found
+    answer = asked.asker.listed(asked.query, found.hits, found.text, found.section)
+    return None if answer is None else Response.of(replace(answer, question=asked.question))
+
+
+def quoted_answer(asked: Asked) -> Response:
+    found, asker = asked.found, asked.asker
+    return written(asked, compose_answer(
+        asked.query, found.vector, found.hits, found.sentences, found.frequencies,
+        asker.answer_threshold, asked=asked.question, read=asker.read))
+
+
+def written(asked: Asked, extractive: Answer) -> Response:
+    """The extractive answer as asked, or, with a language model set and something
+    found, the model's answer written from the same passages and checked."""
+    extractive = replace(extractive, question=asked.question)
+    if asked.within is not None and extractive.text == NOT_FOUND:
+        extractive = replace(extractive, text=not_found_in(asked.scope or "the documents chosen"))
+    if asked.llm is None or not extractive.found:  # nothing relevant: no need to ask a model
+        return Response.of(extractive)
+    return Response(llm_answer(asked.llm, asked.question, asked.found.hits[:asked.k],
+                               extractive, asked.asker.embedder, asked.found.sentences))
+
+
+KINDS = (
+    Kind("summary", lambda asked: summary_subject(asked.question) is not None, summarized),
+    Kind("empty", nothing_indexed, refused_empty),
+    Kind("statement", lambda asked: not is_question(asked.query), supported),
+    Kind("table", lambda asked: question_operation(asked.query) is not None, computed),
+    Kind("list", asks_for_items, listed),
+    Kind("quoted", lambda asked: True, quoted_answer),
+)
 
 
 def not_found_in(scope: str) -> str:

@@ -34,8 +34,20 @@ import re
 from collections.abc import Callable
 
 from qa.stemming import index_term
-from qa.words import MONTH_NAMES, NUMBER, STOPWORDS, WEEKDAYS, WORD, YES_NO
+from qa.words import (
+    AUXILIARIES,
+    MONTH_NAMES,
+    NUMBER,
+    STOPWORDS,
+    WEEKDAYS,
+    WORD,
+    YES_NO,
+    any_of,
+)
 
+_QUESTION_START = re.compile(any_of((
+    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", *AUXILIARIES,
+    "list", "name", "enumerate", "tell", "explain", "describe")), re.I)
 _TIME_QUESTION = re.compile(
     r"\b(when|what year|which year|what decade|what century|what date|how long ago)\b", re.I)
 _NUMBER_QUESTION = re.compile(
@@ -87,6 +99,11 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 _ITEM_BREAK = re.compile(r"[,;]|\band\b")
 
 SentenceTest = Callable[[str, str], float]
+
+
+def is_question(text: str) -> bool:
+    """A question, rather than a statement to find evidence for (a claim to check)."""
+    return text.rstrip().endswith("?") or bool(_QUESTION_START.match(text.lstrip()))
 
 
 def summary_subject(question: str) -> tuple[str, bool] | None:

@@ -37,9 +37,10 @@ name, an acronym, a number) that no passage holds is refused too, and so is one 
 for a value of a kind (a clock time, a code, an e-mail address, a phone number, a street
 address) that the sentence and its neighbours hold none of. An answer that is given opens
 with the value or the verdict asked for, taken from the quote (`qa.answering.lead`).
-A statement rather than a question (a claim to find evidence for) is answered by the
-cosine and sentence-BM25 rank fusion, which finds SciFact's evidence more often, when its
-most similar sentence reaches `min_score`.
+A statement rather than a question (a claim to find evidence for: the "statement" kind of
+`qa.answering.asking`) is answered by `evidence_answer`: the cosine and sentence-BM25 rank
+fusion, which finds SciFact's evidence more often, when its most similar sentence reaches
+`min_score`.
 """
 
 import difflib
@@ -107,9 +108,6 @@ NO_DOCUMENTS = ("No documents are indexed yet: add some with `qa index FOLDER` o
 _REFERS_BACK = re.compile(
     any_of((*PRONOUNS, "but", "however", "also", "such", "both", "then", "there")), re.I)
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-_QUESTION_START = re.compile(
-    r"(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
-    r"will|would|should|has|have|had|list|name|enumerate|tell|explain|describe)\b", re.I)
 _SENTENCE_END = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
 _ENDS_IN_VALUE = re.compile(r"\d[\d.,]*\s*%?\s*$")
 
@@ -217,19 +215,16 @@ def _reader_signals(candidates: Sequence["_Candidate"], hits: Sequence[Hit],
 def compose_answer(
     question: str, query_vector: np.ndarray, hits: Sequence[Hit],
     sentences: Sequence[SentenceRow], term_frequencies: tuple[Mapping[str, int], int],
-    min_score: float, answer_threshold: float | None = None, asked: str | None = None,
+    answer_threshold: float | None = None, asked: str | None = None,
     read: Read | None = None,
 ) -> Answer:
     """Quote the sentences of the top hits that best answer the question, or say none does.
 
     A question is answered when the answerability model (`qa.answering.answerability`) finds its
     best sentence likely enough to answer it (`answer_threshold`, by default the model's
-    own); a statement (a claim to find evidence for) when its most similar sentence
-    reaches `min_score`. `read`: the reader, which reads the top READ_PASSAGES passages.
+    own). `read`: the reader, which reads the top READ_PASSAGES passages.
     See `assess` for the other arguments.
     """
-    if not _is_question(question):
-        return _claim_answer(question, query_vector, hits, sentences, min_score)
     readings = read(question, [hit.text for hit in hits[:READ_PASSAGES]]) if read else []
     assessment = assess(question, query_vector, hits, sentences, term_frequencies, asked,
                         readings)
@@ -272,9 +267,10 @@ def _sure_span(assessment: Assessment, first: Citation, margin: float) -> str | 
     return assessment.span_text if inside else None
 
 
-def _claim_answer(claim: str, query_vector: np.ndarray, hits: Sequence[Hit],
-                  sentences: Sequence[SentenceRow], min_score: float) -> Answer:
-    """The sentence that best supports a claim (see CLAIM_PASSAGES)."""
+def evidence_answer(claim: str, query_vector: np.ndarray, hits: Sequence[Hit],
+                    sentences: Sequence[SentenceRow], min_score: float) -> Answer:
+    """The sentence that best supports a statement (a claim to find evidence for), among
+    the top CLAIM_PASSAGES passages, when its most similar sentence reaches `min_score`."""
     candidates = _candidates(sentences, {hit.chunk_id: hit for hit in hits[:CLAIM_PASSAGES]})
     if not candidates:
         return Answer(claim, NOT_FOUND, False, ())
@@ -497,11 +493,6 @@ def _fused(*signals: np.ndarray) -> np.ndarray:
     fused = dict(reciprocal_rank_fusion(
         [[int(i) for i in np.argsort(-signal, kind="stable")] for signal in signals]))
     return np.array([fused[i] for i in range(len(signals[0]))])
-
-
-def _is_question(text: str) -> bool:
-    """A question, rather than a statement to find evidence for (a claim to check)."""
-    return text.rstrip().endswith("?") or bool(_QUESTION_START.match(text.lstrip()))
 
 
 def _coverage(wanted: Mapping[str, str], text: str, idf: Mapping[str, float]) -> float:
