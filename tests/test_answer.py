@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from qa import Index
 from tests.helpers import SEED_FILE
 
 
@@ -98,3 +99,26 @@ def test_answer_to_dict_has_the_documented_shape(seed_index):
     assert set(data["citations"][0]) >= {
         "n", "source", "title", "text", "quote", "start", "end", "page", "score"
     }
+
+
+ROWING = ("The Harbour Rowing Club was founded by dock workers. In 1962, after two winters "
+          "of fundraising by its members and a grant from the town council, the club opened "
+          "its boathouse on Quay Road beside the old lifeboat station. Training starts in "
+          "April.")
+
+
+@pytest.fixture(scope="module")
+def rowing_index(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("rowing")
+    (folder / "club.txt").write_text(ROWING, encoding="utf-8")
+    return Index.build([folder], path=folder / "index")
+
+
+def test_a_long_quote_opens_with_its_clause_that_answers(rowing_index):
+    """The words a glance takes in come first, verbatim from the quote, then the quote."""
+    answer = rowing_index.ask("Where is the rowing club's boathouse?")
+    opening, _, rest = answer.text.partition(" [1] ")
+
+    assert "Quay Road" in opening and len(opening.split()) <= 12
+    assert opening.strip("….") in answer.citations[0].quote
+    assert rest.startswith("In 1962, after two winters")

@@ -3,7 +3,7 @@ the model."""
 
 import pytest
 
-from qa.answering.lead import NO_VERDICT, lead
+from qa.answering.lead import NO_VERDICT, excerpt, lead
 
 
 @pytest.mark.parametrize(("question", "quote", "expected"), [
@@ -48,8 +48,33 @@ def test_verdicts(question, quote, expected):
 def test_a_value_is_said_first_only_when_the_reader_is_sure_of_it():
     question, quote = "When was the tower built?", "The tower was built in 1889 by Eiffel."
 
-    assert lead(question, quote, span="1889") == "1889"  # the reader's span, when sure
+    at = quote.index("1889")
+    assert lead(question, quote, span=(at, at + 4)) == "1889"  # the reader's span, when sure
     assert lead(question, quote) is None  # unsure: the answer opens with its quote
+
+
+QUOTE = ("After a long debate about the cost of scaffolding, the parish council approved a "
+         "grant of £4,800 for the church roof, to be paid in two parts.")
+
+
+@pytest.mark.parametrize(("span", "expected"), [
+    ("£4,800", "…the parish council approved a grant of £4,800 for the church roof…"),
+    ("two parts", "…to be paid in two parts."),
+    ("scaffolding", "After a long debate about the cost of scaffolding…"),
+])
+def test_a_long_quote_opens_with_the_clause_that_holds_the_readers_span(span, expected):
+    """Verbatim words of the quote, marked "…" where cut, at most twelve of them."""
+    at = QUOTE.index(span)
+    found = excerpt(QUOTE, at, at + len(span))
+    assert found == expected
+    assert found.strip("….") in QUOTE and len(found.split()) <= 12
+
+
+def test_a_short_quote_or_a_row_is_read_whole():
+    assert excerpt("The roof was mended in May.", 23, 26) is None
+    row = ("Grants: Parish: Ashby; Purpose: church roof and scaffolding; Amount: £4,800; "
+           "Paid: two parts.")
+    assert excerpt(row, row.index("£"), row.index("£") + 6) is None
 
 
 @pytest.mark.parametrize(("question", "quote", "expected"), [

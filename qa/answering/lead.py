@@ -15,11 +15,14 @@ for it and the quote decides it:
   extension of the Finance team?": "2202"): exact data, looked up. A question for the
   largest, a total or a difference gets none: one row does not answer it (`qa` computes
   such answers from the whole table, or says nothing first);
-- any other question gets the words the reader (`qa.answering.reader`) points at, when it is sure
-  of them (`qa.answering.answerability.Model.span_margin`) and the quote holds them. Rules that
-  took a number, a date, a name or a place from the quote by the question's first words
-  were wrong in two answers of three on SQuAD's held-out articles (docs/figures.md),
-  so no value is guessed: an answer the reader is unsure of opens with its quote.
+- any other question gets the words the reader (`qa.answering.reader`) points at, when it
+  is sure of them (`qa.answering.answerability.Model.span_margin`) and the quote holds
+  them. Rules that took a number, a date, a name or a place from the quote by the
+  question's first words were wrong in two answers of three on SQuAD's held-out articles
+  (docs/figures.md), so no value is guessed: an answer the reader is unsure of opens with
+  its quote, and a quote too long to take in at a glance (over EXCERPT_WORDS words) with
+  its clause that holds the reader's span (`excerpt`): the quote's own words, "…" where
+  they are cut, and the whole quote after them.
 
 Every word said first is taken verbatim from the quote, so the first sentence is as
 traceable as the quote it comes from.
@@ -64,18 +67,78 @@ _QUANTITY = re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s+([a-z]+)", re.I)
 _REFERS_BACK = re.compile(any_of(PRONOUNS), re.I)
 _ALL = re.compile(r"\b(?:any|anyone|anybody|every|everyone|everybody|all)\b", re.I)
 _ONLY = re.compile(r"\b(?:only|solely|exclusively)\b", re.I)
+# a long quote opens with the clause that holds the reader's span: what a glance takes in
+EXCERPT_WORDS, EXCERPT_MIN_WORDS = 12, 6
+_NON_SPACE = re.compile(r"\S+")
+_CLAUSE_MARKS = ",;:()–—"
+_SENTENCE_MARKS = ".!?"
 
 
-def lead(question: str, quote: str, before: str = "", span: str | None = None) -> str | None:
+def lead(question: str, quote: str, before: str = "",
+         span: tuple[int, int] | None = None) -> str | None:
     """What the answer to `question` says first, from `quote`: "Yes", "No", NO_VERDICT, a
-    table row's cell, the reader's `span` (given when it is sure of it), or None.
+    table row's cell, the words of the reader's `span` (offsets in the quote, given when
+    it is sure of them), or None.
     `before`: the sentence before the quote, which may name what its "it" stands for ("The
     board approved it...")."""
     if YES_NO.match(question) and not _CHOICE.search(question):
         return verdict(question, quote, before)
     if row_fields(quote) is not None:  # a table row: only the cell of the column asked for
         return None if _AGGREGATE.search(question) else row_value(question, quote)
-    return span
+    return quote[span[0]:span[1]] if span else None
+
+
+def excerpt(quote: str, start: int, end: int) -> str | None:
+    """The clause of a long quote that holds the reader's span (`start`, `end`: offsets in
+    the quote), verbatim, with "…" where it is cut: at least EXCERPT_MIN_WORDS and at most
+    EXCERPT_WORDS words, joined with the clauses after it, then before it, while they fit,
+    else the words around the span. None for a quote short enough to read whole, a table
+    row, or a span longer than an excerpt."""
+    words = [(m.start(), m.end()) for m in _NON_SPACE.finditer(quote)]
+    inside = [i for i, (a, b) in enumerate(words) if a < end and b > start]
+    if (len(words) <= EXCERPT_WORDS or not inside or len(inside) > EXCERPT_WORDS
+            or row_fields(quote) is not None):
+        return None
+    first, last = _clause_of(quote, words, inside[0], inside[-1])
+    while last - first + 1 > EXCERPT_WORDS:  # a long clause: the words around the span
+        if last > inside[-1] and (last - inside[-1] >= inside[0] - first):
+            last -= 1
+        else:
+            first += 1
+    text = " ".join(quote[words[first][0]:words[last][1]].strip(_CLAUSE_MARKS + " ").split())
+    cut_after = quote[words[last][1]:].strip(" .!?\"'”’)")
+    return f"{'…' if first else ''}{text}{'…' if cut_after else ''}"
+
+
+def _clause_of(quote: str, words: list[tuple[int, int]], first: int,
+               last: int) -> tuple[int, int]:
+    """The words (first, last index) of the clauses around words `first` to `last`: their
+    own clause, then the next clauses and the ones before while the whole stays within
+    EXCERPT_WORDS, then single words after it or before it, until it holds at least
+    EXCERPT_MIN_WORDS; all within the sentence of the quote that holds them."""
+    ends = [quote[b - 1] for _, b in words]
+    start = max((i + 1 for i in range(first) if ends[i] in _SENTENCE_MARKS), default=0)
+    stop = next((i for i in range(last, len(words)) if ends[i] in _SENTENCE_MARKS),
+                len(words) - 1)  # the sentence of the span: an excerpt never crosses a "."
+    breaks = {i for i in range(start, stop + 1) if ends[i] in _CLAUSE_MARKS} | {stop}
+    while first > start and first - 1 not in breaks:
+        first -= 1
+    while last not in breaks:
+        last += 1
+    while last - first + 1 < EXCERPT_MIN_WORDS:
+        after = min(i for i in breaks if i > last) if last < stop else stop
+        before = max((i + 1 for i in breaks if i < first - 1), default=start)
+        if last < stop and after - first + 1 <= EXCERPT_WORDS:
+            last = after
+        elif first > start and last - before + 1 <= EXCERPT_WORDS:
+            first = before
+        elif last < stop:  # no whole clause fits: the words that follow
+            last += 1
+        elif first > start:
+            first -= 1
+        else:
+            break
+    return first, last
 
 
 def verdict(question: str, quote: str, before: str = "") -> str:

@@ -53,7 +53,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from qa.answering import answerability
-from qa.answering.lead import lead
+from qa.answering.lead import excerpt, lead
 from qa.answering.question_kinds import (
     answer_type,
     asked_verb,
@@ -247,24 +247,31 @@ def compose_answer(
                       *_with_antecedent(candidates[i], assessment.wanted, assessment.idf))
                      for i in assessment.chosen])
     answer = quoted(question, spans, score)
-    first = lead(asked or question, answer.citations[0].quote,
+    first_quote = answer.citations[0]
+    span = _span_in(first_quote, assessment)
+    sure = assessment.span is not None and assessment.span[1].margin >= model.span_margin
+    first = lead(asked or question, first_quote.quote,
                  _text(best.hit, best.previous) if best.previous else "",
-                 _sure_span(assessment, answer.citations[0], model.span_margin))
-    if first is None:
+                 span if sure else None)
+    if first is not None:
+        opening = first if first.endswith((".", ":", "!", "?")) else f"{first}."
+        return replace(answer, text=f"{opening} {answer.text}")
+    clause = excerpt(first_quote.quote, *span) if span else None
+    if clause is None:
         return answer
-    opening = first if first.endswith((".", ":", "!", "?")) else f"{first}."
-    return replace(answer, text=f"{opening} {answer.text}")
+    return replace(answer, text=f"{clause} [{first_quote.n}] {answer.text}")
 
 
-def _sure_span(assessment: Assessment, first: Citation, margin: float) -> str | None:
-    """The reader's best span, when its margin reaches `margin` and the first quote holds
-    it: the value an answer may say before its quote."""
-    if assessment.span is None or assessment.span[1].margin < margin:
+def _span_in(first: Citation, assessment: Assessment) -> tuple[int, int] | None:
+    """Where in the first quote the reader's best span lies (offsets in the quote), if the
+    quote holds where it starts."""
+    if assessment.span is None:
         return None
     hit, reading = assessment.span
-    start = hit.start + reading.start
-    inside = hit.source == first.hit.source and first.start <= start < first.end
-    return assessment.span_text if inside else None
+    start = hit.start + reading.start - first.start
+    end = min(hit.start + reading.end - first.start, len(first.quote))
+    inside = hit.source == first.hit.source and 0 <= start < len(first.quote)
+    return (start, end) if inside else None
 
 
 def evidence_answer(claim: str, query_vector: np.ndarray, hits: Sequence[Hit],
