@@ -37,7 +37,7 @@ from qa.index import Index
 from qa.indexing.files import open_regular
 from qa.loaders import drawing, ocr, opendocument, sheets, zipcheck
 from qa.loaders.base import TextBudget
-from qa.loaders.tables import cell_text, table_lines
+from qa.loaders.tables import cell_text, row_line
 from qa.loaders.word import word_rows, word_styles
 from qa.settings import Settings
 
@@ -296,7 +296,7 @@ def _shown(name: str, rows: Iterable[Iterable[object]], quote: str, sheets: int)
         if not any(cells):
             continue
         total, widest = total + 1, max(widest, len(cells))
-        if _row_in(table_lines(header, [cells], name, budget=budget), wanted):
+        if _row_in(row_line(header, cells, name, budget=budget), wanted):
             marked.add(n)
             if window is None:  # the first row cited
                 window = [row for row in recent if row[0] >= n - SHOWN_ROWS // 4]
@@ -320,8 +320,8 @@ def _capped(cells: list[str]) -> list[str]:
             for cell in cells[:SHOWN_COLUMNS]]
 
 
-def _row_in(lines: list[str], wanted: str) -> bool:
-    line = _IGNORED.sub("", lines[0]).lower() if lines else ""
+def _row_in(line: str, wanted: str) -> bool:
+    line = _IGNORED.sub("", line).lower()
     return bool(line and wanted) and (line in wanted or wanted in line)
 
 

@@ -222,3 +222,65 @@ def test_an_html_cell_spanning_rows_names_each_of_its_rows(tmp_path):
 
     assert _load(path).text.split("\n")[1:] == [
         "Building: North; Team: Design; Floor: 4.", "Building: North; Team: Sales; Floor: 2."]
+
+
+ODD_CSV = '''Item,Notes,Deposit
+Tent,"Poles, pegs; groundsheet","1,200"
+Stove; gas,"Burner, 2 rings",45
+Kayak,"Paddle; spray deck, helmet",€300.50
+'''
+
+
+def test_a_csv_table_is_kept_as_typed_cells_each_row_at_its_sentence(tmp_path):
+    from qa.indexing.chunking import split_sentences
+
+    path = tmp_path / "kit.csv"
+    path.write_text(ODD_CSV)
+
+    document = _load(path)
+    [table] = document.tables
+
+    assert table.header == ("Item", "Notes", "Deposit")
+    assert [[cell.text for _, cell in row.cells] for row in table.rows] == [
+        ["Tent", "Poles, pegs; groundsheet", "1,200"],
+        ["Stove; gas", "Burner, 2 rings", "45"],
+        ["Kayak", "Paddle; spray deck, helmet", "€300.50"]]
+    assert [[cell.kind for _, cell in row.cells] for row in table.rows] == [
+        ["text", "text", "number"], ["text", "text", "number"], ["text", "text", "amount"]]
+    assert [row.cells[2][1].number for row in table.rows] == [1200.0, 45.0, 300.5]
+    spans = [(row.start, row.end) for row in table.rows]
+    assert spans == split_sentences(document.text)  # each row is its line, one sentence
+    assert document.text[spans[1][0]:spans[1][1]] == \
+        "Item: Stove, gas; Notes: Burner, 2 rings; Deposit: 45."
+
+
+def test_a_table_whose_rows_a_loader_left_out_of_the_text_is_not_kept():
+    from qa.loaders.base import TextBudget
+    from qa.loaders.tables import located, table_lines
+
+    budget = TextBudget(1_000)
+    kept = table_lines(["Team", "Floor"], [["Design", "4"], ["Sales", "2"]], budget=budget)
+    table_lines(["Day", "Dish"], [["Monday", "Soup"], ["Friday", "Fish"]], budget=budget)
+    text = "\n".join(kept) + "\nDay: Monday; Dish: Soup."  # the second table's row lost
+
+    [table] = located(text, budget.tables)
+
+    assert table.header == ("Team", "Floor")
+    assert [text[row.start:row.end] for row in table.rows] == kept
+
+
+def test_every_loader_of_tables_keeps_them_as_cells(tmp_path):
+    path = tmp_path / "handbook.md"
+    path.write_text(HANDBOOK)
+    html = tmp_path / "offices.html"
+    html.write_text(OFFICES_PAGE)
+
+    for document in (_load(_offices_docx(tmp_path / "offices.docx")), _load(path),
+                     _load(html)):
+        first = document.tables[0]
+        assert (first.caption, first.header) == ("Offices" if document.path.endswith(
+            (".docx", ".md")) else "Floors", ("Team", "Floor"))
+        assert [(cells[1][1].kind, cells[1][1].number) for cells in (
+            row.cells for row in first.rows)] == [("number", 4.0), ("number", 2.0)]
+        assert all(document.text[row.start:row.end].startswith(first.caption)
+                   for row in first.rows)

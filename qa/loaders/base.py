@@ -13,8 +13,12 @@ of the format cites: a PDF page, a slide, a sheet, a chapter, a message, a scann
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from qa.errors import LoadError, Postponed
+
+if TYPE_CHECKING:
+    from qa.loaders.tables import Table
 
 Loaded = tuple[str, str, tuple[int, ...]]  # title, text, where each page starts (or ())
 PAGE_BREAK = "\n\n"
@@ -29,11 +33,16 @@ class TextBudget:
     repeated a million times, one part listed as many slides) or copies it (a column's
     name into every row) is charged for each copy. `qa.loaders.formats.load` checks the
     whole text once more at the end, as the separators between pieces are not charged.
+
+    It also keeps what the file gives besides its text: each table as `table_lines`
+    wrote it, with its lines (`tables`), which `qa.loaders.formats.load` finds in the
+    final text (`qa.loaders.tables.located`).
     """
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.used = 0
+        self.tables: list[tuple[Table, list[str]]] = []
 
     def charge(self, characters: int) -> None:
         """Count `characters` more; LoadError if that passes the limit."""

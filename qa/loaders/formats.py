@@ -6,7 +6,8 @@ into a `Document` by its format.
 `qa.loaders.zipcheck` before its loader sees it). The supported extensions, the web
 chat's upload picker and the table in docs/formats.md all come from it. Each format is
 read by a well-kept library (the loader's module says which). Character offsets
-everywhere else in `qa` refer to `Document.text` as returned here.
+everywhere else in `qa` refer to `Document.text` as returned here; so do the spans of
+the rows of its `tables`, found there once the text is made (`qa.loaders.tables`).
 """
 
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from qa.loaders import (
     zipcheck,
 )
 from qa.loaders.base import Loaded, Reading, RunPages, TextBudget, reason, text_too_long
+from qa.loaders.tables import Table, located
 from qa.settings import Settings
 
 
@@ -40,12 +42,14 @@ class Document:
     title: the title the content itself gives (metadata, first heading), or "".
     page_starts: for paged formats, the offset in `text` where each page begins
         (page 1 first); empty for formats without pages.
+    tables: its tables as typed cells, each row with its line's span in `text`.
     """
 
     path: str
     title: str
     text: str
     page_starts: tuple[int, ...] = ()
+    tables: tuple[Table, ...] = ()
 
     def sections(self) -> list[tuple[int, int, int | None]]:
         """(start, end, page) of each page, or of the whole text when there are no pages."""
@@ -123,7 +127,8 @@ def load(
     if len(text) > max_chars:
         raise text_too_long(f"the text of this file is {len(text):,} characters, over "
                             f"{max_chars:,}")
-    return Document(str(path), title.strip(), text, page_starts)
+    return Document(str(path), title.strip(), text, page_starts,
+                    located(text, reading.budget.tables))
 
 
 def _read(path: Path, data: bytes, reading: Reading) -> Loaded:

@@ -25,6 +25,8 @@ from qa.loaders.decoding import decode_text
 from qa.loaders.tables import table_lines
 
 _DECIMALS = re.compile(r"0\.(0+)")  # the decimals of a number format, as in "#,##0.00"
+# a number format's currency or unit: [$€-407], a quoted "EUR" or " kg", a bare $ € £ ¥
+_SYMBOL = re.compile(r'\[\$([^\]-]*)[^\]]*\]|"([^"]*)"|([€$£¥])')
 MAX_ROWS = 100_000  # non-empty rows in one file, all sheets together
 _SNIFF_BYTES = 64_000
 
@@ -70,9 +72,10 @@ def load_tsv(data: bytes, reading: Reading) -> Loaded:
 
 def _shown(cell) -> object:
     """A cell's value as Excel shows it, for the number formats a question quotes: a
-    percentage (0.125 as 12.5%), fixed decimals (24.5 as 24.50), thousands (1,234,567);
-    otherwise 310 for 310.0 and a date without its midnight time. Currency symbols and
-    colours are left out."""
+    percentage (0.125 as 12.5%), fixed decimals (24.5 as 24.50), thousands (1,234,567),
+    a currency or unit the format writes ("$"#,##0.00 as $1,234.50, #,##0.00 [$€-1] as
+    1,234.50 €); otherwise 310 for 310.0 and a date without its midnight time. Colours
+    are left out."""
     value = getattr(cell, "value", None)
     shape = (getattr(cell, "number_format", None) or "General").split(";")[0]
     if isinstance(value, datetime) and value.time() == time():
@@ -84,8 +87,22 @@ def _shown(cell) -> object:
     if "%" in shape:
         return f"{value * 100:.{decimals}f}%"
     if found or "#,##0" in shape:
-        return f"{value:{',' if '#,##0' in shape else ''}.{decimals}f}"
-    return int(value) if isinstance(value, float) and value.is_integer() else value
+        return _with_symbol(f"{value:{',' if '#,##0' in shape else ''}.{decimals}f}", shape)
+    return _with_symbol(int(value) if isinstance(value, float) and value.is_integer() else value,
+                        shape)
+
+
+def _with_symbol(shown: object, shape: str) -> object:
+    """A number as shown with the currency or unit its format writes, before the digits
+    or after them as the format puts it ("$1,234.50", "1,234.50 €"); as it is without one."""
+    found = _SYMBOL.search(shape)
+    symbol = next((group for group in found.groups() if group), "").strip() if found else ""
+    if not symbol:
+        return shown
+    digits = re.search(r"[0#]", shape)
+    if digits and found and found.start() < digits.start():
+        return f"{symbol}{' ' if symbol[-1].isalpha() else ''}{shown}"
+    return f"{shown} {symbol}"
 
 
 def _delimited_lines(data: bytes, delimiter: str | None, budget: TextBudget) -> list[str]:
