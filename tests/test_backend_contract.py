@@ -194,6 +194,32 @@ def test_a_replaced_document_leaves_nothing_of_its_old_version(backend):
     assert backend.keyword_search(["lighthouse ferries"], 5) == [[]]  # before a flush too
 
 
+def test_a_documents_tables_come_back_as_written_and_go_with_it(backend):
+    from qa.loaders.base import TextBudget
+    from qa.loaders.tables import located, table_lines
+
+    budget = TextBudget(10_000)
+    lines = table_lines(["Item", "Deposit", "Due"], [["Stove; gas", "€45", "2026-03-04"],
+                                                     ["Tent", "1,200", "soon"]], "Kit",
+                        budget=budget)
+    text = "Kit hire.\n" + "\n".join(lines)
+    tables = located(text, budget.tables)
+    chunk = Chunk(0, text, 0, len(text), None, ((0, len(text)),))
+    state = FileState(len(text), 1.0, "kit")
+    backend.put_document(Document("/docs/kit.csv", TITLE, text, (), tables), state, [chunk],
+                         AXES[:1], [AXES[:1]])
+    put(backend, "/docs/harbour.txt", HARBOUR, 0)
+
+    assert backend.document_tables("/docs/kit.csv") == tables
+    assert [text[row.start:row.end] for row in tables[0].rows] == lines
+    assert backend.document_tables("/docs/harbour.txt") == ()  # read: it has none
+    assert backend.document_tables("/docs/never-indexed.txt") is None
+    put(backend, "/docs/kit.csv", ORCHARD, 2, mtime=2.0)  # replaced by a text of no table
+    assert backend.document_tables("/docs/kit.csv") == ()
+    backend.remove_documents(["/docs/kit.csv"])
+    assert backend.document_tables("/docs/kit.csv") is None
+
+
 def test_removed_documents_leave_every_search_and_count(backend):
     put(backend, "/docs/harbour.txt", HARBOUR, 0)
     put(backend, "/docs/council.txt", COUNCIL, 1)

@@ -17,6 +17,7 @@ import numpy as np
 from qa.errors import QAError
 from qa.indexing.chunking import Chunk
 from qa.loaders.formats import Document
+from qa.loaders.tables import Table
 
 Kind = Literal["sqlite", "milvus"]
 KINDS: tuple[Kind, ...] = ("sqlite", "milvus")
@@ -104,6 +105,10 @@ class Backend(Protocol):
     def documents(self) -> list[DocumentInfo]: ...
 
     def document_text(self, path: str) -> str | None: ...
+
+    def document_tables(self, path: str) -> Sequence[Table] | None:
+        """The document's tables as typed cells (`qa.loaders.tables`); None if it is not
+        indexed, or was indexed before tables were stored (`qa index --rebuild`)."""
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]: ...
 

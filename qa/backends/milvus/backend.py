@@ -1,12 +1,15 @@
 """The Milvus backend: an index in Milvus Lite (one `.db`, in this process) or on a Milvus
 server or cluster, through the same pymilvus client.
 
-Five collections, named qa_*: `meta` (model, dim, unfinished writes), `documents`
+Six collections, named qa_*: `meta` (model, dim, unfinished writes), `documents`
 (one row per file: its current version, hash, size, mtime), `texts` (document text in
-pieces, as a VARCHAR holds at most 65,535 bytes), `chunks` (text, char span, page, the
+pieces, as a VARCHAR holds at most 65,535 bytes), `tables` (the document's tables as
+typed cells, `qa.loaders.tables`, JSON in pieces likewise; made when an index of
+before them is opened, and a document with no rows there was indexed before them and
+has no tables until indexed again: `qa index --rebuild`), `chunks` (text, char span, page, the
 passage vector, and a BM25 sparse vector that Milvus computes from a `stems` field)
 and `sentences` (span and vector; Milvus has no array of vectors). Milvus needs a
-vector field in every collection: the first three carry a 2-d placeholder.
+vector field in every collection: the first four carry a 2-d placeholder.
 
 Keyword search stems in Python (Porter, lower case, diacritics removed, as the SQLite
 backend's Tantivy index keeps words, `qa.stemming`) and has Milvus's standard tokenizer
@@ -52,6 +55,7 @@ from qa.backends.base import (
 from qa.errors import QAError
 from qa.indexing.chunking import Chunk
 from qa.loaders.formats import Document
+from qa.loaders.tables import Table, tables_from_json, tables_json
 from qa.stemming import stem, unaccented
 
 log = logging.getLogger(__name__)
@@ -109,7 +113,8 @@ class MilvusBackend:
     def __init__(self, uri: str, token: str | None = None) -> None:
         self.uri = uri
         self._names = {name: PREFIX + name
-                       for name in ("meta", "documents", "texts", "chunks", "sentences")}
+                       for name in ("meta", "documents", "texts", "tables", "chunks",
+                                   "sentences")}
         pymilvus = _milvus()
         if uri.endswith(".db"):
             _private_folder(Path(uri))
@@ -152,9 +157,10 @@ class MilvusBackend:
             ("size", DataType.INT64, {}), ("mtime", DataType.DOUBLE, {}),
             ("indexed_at", DataType.VARCHAR, {"max_length": 32}), ("chunks", DataType.INT64, {}),
         ])
-        table("texts", [("id", DataType.INT64, {"is_primary": True}), path, version,
-                        ("part", DataType.INT64, {}), ("text", DataType.VARCHAR, text)],
-              auto_id=True)
+        for pieces in ("texts", "tables"):
+            table(pieces, [("id", DataType.INT64, {"is_primary": True}), path, version,
+                           ("part", DataType.INT64, {}), ("text", DataType.VARCHAR, text)],
+                  auto_id=True)
         dim = self.meta("dim")
         if dim is not None:
             self._create_vector_tables(recorded_dim(dim))
@@ -220,12 +226,22 @@ class MilvusBackend:
                        for r in rows), key=lambda d: d.path)
 
     def document_text(self, path: str) -> str | None:
+        return self._pieces("texts", path)
+
+    def document_tables(self, path: str) -> tuple[Table, ...] | None:
+        """None too for a document indexed before tables were stored: it has no pieces."""
+        stored = self._pieces("tables", path)
+        return tables_from_json(stored) if stored else None
+
+    def _pieces(self, name: str, path: str) -> str | None:
+        """The text `_insert_pieces` stored in collection `name` for the document's current
+        version ("" if none); None if the document is not indexed."""
         version = self._versions([path]).get(path)
         if version is None:
             return None
         with self._errors():
             rows = self._client.query(
-                self._names["texts"], output_fields=["part", "text"],
+                self._names[name], output_fields=["part", "text"],
                 filter=f"path == {_quoted(path)} and version == {_quoted(version)}",
             )
         return "".join(row["text"] for row in sorted(rows, key=lambda row: row["part"]))
@@ -354,12 +370,8 @@ class MilvusBackend:
         with self._errors(), self._pending([path]):
             previous = self._versions([path]).get(path)
             ids = self._allocate(len(chunks))
-            text = document.text
-            self._insert("texts", [
-                {"path": path, "version": version, "part": n, "text": text[at:at + TEXT_PIECE],
-                 "unused": _PLACEHOLDER}
-                for n, at in enumerate(range(0, len(text), TEXT_PIECE))
-            ])
+            self._insert_pieces("texts", path, version, document.text)
+            self._insert_pieces("tables", path, version, tables_json(document.tables))
             self._insert("chunks", [
                 {"id": chunk_id, "path": path, "version": version, "ordinal": chunk.ordinal,
                  "sentences": len(chunk.sentences), "start": chunk.start, "end": chunk.end,
@@ -412,6 +424,14 @@ class MilvusBackend:
 
             server_manager_instance.release_server(self.uri)
 
+    def _insert_pieces(self, name: str, path: str, version: str, text: str) -> None:
+        """`text` in collection `name`, TEXT_PIECE characters a row."""
+        self._insert(name, [
+            {"path": path, "version": version, "part": n, "text": text[at:at + TEXT_PIECE],
+             "unused": _PLACEHOLDER}
+            for n, at in enumerate(range(0, len(text), TEXT_PIECE))
+        ])
+
     def _insert(self, name: str, rows: list[dict]) -> None:
         if rows:
             self._client.insert(self._names[name], rows)
@@ -440,7 +460,7 @@ class MilvusBackend:
 
     def _delete(self, where: str) -> None:
         """Delete the rows of the document collections that match `where` (a full scan)."""
-        for name in ("texts", "chunks", "sentences"):
+        for name in ("texts", "tables", "chunks", "sentences"):
             if self._client.has_collection(self._names[name]):
                 self._client.delete(self._names[name], filter=where)
 

@@ -50,6 +50,7 @@ from qa.backends.sqlite.vectors import VectorIndex
 from qa.indexing.chunking import Chunk
 from qa.indexing.locking import try_write_lock
 from qa.loaders.formats import Document
+from qa.loaders.tables import Table
 
 log = logging.getLogger(__name__)
 DATABASE = "index.sqlite3"
@@ -90,6 +91,9 @@ class SQLiteBackend:
 
     def document_text(self, path: str) -> str | None:
         return self.store().document_text(path)
+
+    def document_tables(self, path: str) -> tuple[Table, ...] | None:
+        return self.store().document_tables(path)
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
         return self.store().chunks(ids)

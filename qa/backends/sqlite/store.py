@@ -1,18 +1,21 @@
 """Store: the SQLite database that is the index's source of truth.
 
-It holds documents (path, content hash, size, mtime, extracted text, zlib-compressed),
-their chunks (char span, page, vector: a chunk's text is read from its document's, never
-copied) and each chunk's sentences (span, vector); no keyword index: the derived Tantivy
-index (`keywords`) is the only one, and gives the term statistics too. Vectors are
-stored small, as no search needs more: a chunk's and a sentence's alike as int8 scaled to
-its largest component, unit length again when read. Chunk ids are never given twice, so
-an id in a derived index that is behind names that chunk or none. Every change is one
-transaction, so a crash leaves the previous state, and each bumps `generation`, which the
-derived vector and keyword indexes compare with their own to know whether they are stale.
-WAL mode lets readers search while a writer indexes. A database of an earlier schema (1:
-float32 vectors, two more copies of the text, the chunks' and FTS5's; 2: the text
-uncompressed; 3: chunk vectors as float16 and an FTS5 table) is upgraded in place when
-first opened where it can be written, without re-embedding.
+It holds documents (path, content hash, size, mtime, extracted text and its tables as
+typed cells (`qa.loaders.tables`), both zlib-compressed), their chunks (char span, page,
+vector: a chunk's text is read from its document's, never copied) and each chunk's
+sentences (span, vector); no keyword index: the derived Tantivy index (`keywords`) is
+the only one, and gives the term statistics too. Vectors are stored small, as no search
+needs more: a chunk's and a sentence's alike as int8 scaled to its largest component,
+unit length again when read. Chunk ids are never given twice, so an id in a derived
+index that is behind names that chunk or none. Every change is one transaction, so a
+crash leaves the previous state, and each bumps `generation`, which the derived vector
+and keyword indexes compare with their own to know whether they are stale. WAL mode lets
+readers search while a writer indexes. A database of an earlier schema (1: float32
+vectors, two more copies of the text, the chunks' and FTS5's; 2: the text uncompressed;
+3: chunk vectors as float16 and an FTS5 table; 4: no tables) is upgraded in place when
+first opened where it can be written, without re-embedding. Its documents' tables are
+not made up from their text: they have none (NULL) until indexed again (`qa index
+--rebuild`), and their table questions are answered by quoting rows.
 """
 
 import functools
@@ -36,12 +39,14 @@ from qa.backends.base import ChunkRow, DocumentInfo, FileState, SentenceRow
 from qa.errors import QAError
 from qa.indexing.chunking import Chunk
 from qa.loaders.formats import Document
+from qa.loaders.tables import Table, tables_from_json, tables_json
 
 log = logging.getLogger(__name__)
-SCHEMA_VERSION = 4  # of the tables below; a newer database is refused, never written
+SCHEMA_VERSION = 5  # of the tables below; a newer database is refused, never written
 SHM_BYTES = 32 << 10  # the shared memory of a WAL (-shm) a connection that may write maps
-# documents.text is UTF-8, zlib-compressed (text_blob); no comment in the SQL below, which
-# SQLite keeps and rewrites on ALTER TABLE
+# documents.text is UTF-8, zlib-compressed (text_blob), and so is documents.tables, JSON
+# (tables_json), NULL for a document indexed before schema 5; no comment in the SQL
+# below, which SQLite keeps and rewrites on ALTER TABLE
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS documents (
@@ -53,7 +58,8 @@ CREATE TABLE IF NOT EXISTS documents (
     mtime REAL NOT NULL,
     indexed_at TEXT NOT NULL,
     text BLOB NOT NULL,
-    page_starts TEXT NOT NULL
+    page_starts TEXT NOT NULL,
+    tables BLOB
 );
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY,
@@ -177,10 +183,10 @@ class Store:
             removed = _delete_documents(db, [document.path])
             cursor = db.execute(
                 "INSERT INTO documents (path, title, sha256, size, mtime, indexed_at, text, "
-                "page_starts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "page_starts, tables) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (document.path, document.title, state.sha256, state.size, state.mtime,
                  datetime.now(UTC).isoformat(timespec="seconds"), text_blob(document.text),
-                 json.dumps(document.page_starts)),
+                 json.dumps(document.page_starts), text_blob(tables_json(document.tables))),
             )
             first = _next_chunk_id(db)
             added = [
@@ -216,6 +222,11 @@ class Store:
     def document_text(self, path: str) -> str | None:
         rows = self._query("SELECT text FROM documents WHERE path = ?", (path,))
         return _text(rows[0][0]) if rows else None
+
+    def document_tables(self, path: str) -> tuple[Table, ...] | None:
+        """The document's tables; None if it is not indexed, or was before schema 5."""
+        rows = self._query("SELECT tables FROM documents WHERE path = ?", (path,))
+        return tables_from_json(_text(rows[0][0])) if rows and rows[0][0] is not None else None
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
         rows = self._query(
@@ -347,12 +358,13 @@ def _prepare(db: sqlite3.Connection, path: Path, readonly: bool) -> str:
 
 
 def _upgrade(db: sqlite3.Connection, path: Path) -> None:
-    """Bring a database of schema 1, 2 or 3 to this one, in one transaction: vectors stored
+    """Bring a database of schema 1 to 4 to this one, in one transaction: vectors stored
     as int8 (a float32 or float16 blob is known by its length, so a row already converted,
     or a database of this schema that lost its stamp, is left as it is), the FTS5 table
-    dropped (the keyword index and the term statistics are Tantivy's), from schema 2 also
-    the documents' text compressed, and from schema 1 also the chunks' copy of their text
-    dropped. Nothing is embedded again. Then VACUUM gives the space back."""
+    dropped (the keyword index and the term statistics are Tantivy's), the documents'
+    column of tables added (NULL: not read yet), from schema 2 also the documents' text
+    compressed, and from schema 1 also the chunks' copy of their text dropped. Nothing is
+    embedded again. Then VACUUM gives the space back."""
     db.execute("BEGIN IMMEDIATE")
     try:
         version = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -376,6 +388,8 @@ def _upgrade(db: sqlite3.Connection, path: Path) -> None:
         db.execute("DROP TABLE IF EXISTS chunks_fts")
         if "text" in [row[1] for row in db.execute("PRAGMA table_info(chunks)")]:
             db.execute("ALTER TABLE chunks DROP COLUMN text")
+        if "tables" not in [row[1] for row in db.execute("PRAGMA table_info(documents)")]:
+            db.execute("ALTER TABLE documents ADD COLUMN tables BLOB")
         db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         db.execute("COMMIT")
     except BaseException:
@@ -396,10 +410,12 @@ def _current_layout() -> dict[str, list[str]]:
 
 
 def _known_layouts() -> list[dict[str, list[str]]]:
-    """The layouts an unversioned database is upgraded from: this schema's, schema 2's and
-    3's (this one with an FTS5 table) and schema 1's."""
-    with_fts = {**_current_layout(), "chunks_fts": _FTS_COLUMNS}
-    return [_current_layout(), with_fts, {**with_fts, "chunks": _CHUNKS_1}]
+    """The layouts an unversioned database is upgraded from: this schema's, schema 4's
+    (without the documents' tables), 2's and 3's (4's with an FTS5 table) and 1's."""
+    current = _current_layout()
+    four = {**current, "documents": [name for name in current["documents"] if name != "tables"]}
+    with_fts = {**four, "chunks_fts": _FTS_COLUMNS}
+    return [current, four, with_fts, {**with_fts, "chunks": _CHUNKS_1}]
 
 
 def _layout(db: sqlite3.Connection) -> dict[str, list[str]]:
