@@ -242,8 +242,8 @@ def supported(asked: Asked) -> Response:
 
 def computed(asked: Asked) -> Response | None:
     found = asked.found
-    answer = table_answer(asked.query, found.hits[:ANSWER_PASSAGES], found.sentences,
-                          asked.asker.passages)
+    answer = table_answer(asked.query, found.hits[:ANSWER_PASSAGES], asked.asker.passages,
+                          asked.asker.backend.document_tables)
     return None if answer is None else Response.of(replace(answer, question=asked.question))
 
 

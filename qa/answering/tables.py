@@ -1,30 +1,40 @@
 """Table answers: questions a table answers by its cells, computed rather than quoted.
 
 Rows of sheets, CSV and Word, slide, HTML and Markdown tables are stored one a line,
-each cell named by its column (`qa.loaders.tables`). A question that asks for a value over
+each cell named by its column, and beside the text as typed cells, parsed once by the
+loader: numbers, amounts, percentages, dates, text (`qa.loaders.tables`). The values are
+read from those cells, never from the line. A question that asks for a value over
 rows ("Which team spent the most?", "How many offices are in Lyon?", "What is the
 total spend?", "What is the average cost?", "How much more did Design spend than
 Finance?", "Which branch grew the most from 2022 to 2023?") or for the rows themselves
 ("Which teams are in the office?") is answered from every row of the table, not from the
 one row that reads most like the question:
 
-- the table: the rows among the top hits' passages are grouped by document and caption;
-  the one whose caption, column names and cells share most words with the question is
-  chosen, and every row of it is read from its document (`read`, the document's passages);
+- the table: of the stored tables of the top hits' documents (`tables`), those with a
+  row in a hit; the one whose caption, column names and cells share most words with the
+  question is chosen, and every row of it is used, each quoted from the passage holding
+  its line (`read`, the document's passages);
 - the column: the one whose name shares words with the question (their stems), or, for
   the largest, the smallest or a difference, the only column of numbers ("Which team
   spent the most?"); the rows: those with a cell the question names ("in Lyon"), all of
   them when it names none;
 - the answer leads with the value, labelled as computed and shown with the cells that
   made it ("Total Spend: 1,240 (computed: 310 + 290 + 330 + 310) [1]"), and every row
-  used follows, quoted and cited like any quote, so each figure can be traced.
+  used follows, quoted and cited like any quote, so each figure can be traced;
+- a column the question names that holds a cell that is not a number ("free"), or
+  amounts in different currencies, is not computed: the answer says which cell, and
+  quotes the rows.
 
 Everything here is a pure function of the question and the rows; `table_answer` returns
 None when the question is no such question or no table fits it, and the question is
-then answered by quoting (`qa.answering.quoted`).
+then answered by quoting (`qa.answering.quoted`). A document indexed before tables were
+stored as cells has none (`tables` gives None): the lines of its passages that read as
+rows are quoted under NOT_STORED, never computed, until `qa index --rebuild` reads it
+again.
 """
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -33,14 +43,17 @@ from qa.answering.question_kinds import content_words, is_list_question
 from qa.answering.quoted import quoted
 from qa.answering.results import Answer
 from qa.backends.base import SentenceRow
-from qa.loaders.tables import row_fields
+from qa.loaders.tables import Cell, Table, row_fields
 from qa.search import Hit
 from qa.stemming import index_term
 from qa.words import WORD
 
 MIN_SHARE = 0.5  # of the question's words that the table it is about must hold
 MAX_SHOWN = 12  # cells written out in a computation; more are summarised as "N rows"
+NOT_STORED = ("This table was indexed before its cells were stored, so nothing is computed "
+              "from it; its rows are quoted (qa index --rebuild stores them).")
 Reader = Callable[[str], tuple[Sequence[Hit], Sequence[SentenceRow]]]
+Tables = Callable[[str], Sequence[Table] | None]  # a document's stored tables
 
 _LARGEST = re.compile(r"\b(?:largest|biggest|highest|greatest|most|maximum|top|longest|"
                       r"oldest|heaviest|most expensive|busiest)\b", re.I)
@@ -62,35 +75,20 @@ _CHANGE = re.compile(r"\b(?:grew|grow[sn]?|growth|rose|risen|increased?|increase
 _FALL = re.compile(r"\b(?:fell|fallen|dropped|decreased?|decreases|declined?)\b", re.I)
 _PERCENT = re.compile(r"\b(?:percent|percentage|per cent)\b|%", re.I)
 _TOTAL_ROW = re.compile(r"(?:grand |sub-?)?totals?|sum|all", re.I)
-_UNIT = re.compile(r"[^\W\d]+\.?|%|[^\w\s]")  # after a number: "kg", "pounds", "%", "€"
-_NUMBER = re.compile(
-    r"^(?P<sign>[-−–(])?\s*(?P<before>[^\d\s()-]{0,3})\s*(?P<sign2>[-−])?"
-    r"(?P<digits>\d{1,3}(?:[,\u00a0\u202f ]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?P<space>\s*)(?P<after>[^\d()]{0,12}?)\s*\)?$")
 
 
 @dataclass(frozen=True, slots=True)
 class Row:
     """A table row as stored: its passage and span in the document, its table's caption
-    and its cells (column name: value, in order)."""
+    and its cells (column name: cell, in order), and which of its document's stored
+    tables it is of."""
 
     hit: Hit
     start: int
     end: int
     caption: str
-    cells: dict[str, str]
-
-
-@dataclass(frozen=True, slots=True)
-class Number:
-    """A cell read as a number: its value, its decimals, and the text around it kept for
-    display ("€", "%", " kg"); `grouped` when it was written with thousand separators."""
-
-    value: float
-    decimals: int
-    before: str
-    after: str
-    grouped: bool
+    cells: dict[str, Cell]
+    table: int = 0
 
 
 def question_operation(question: str) -> str | None:
@@ -117,76 +115,99 @@ def question_operation(question: str) -> str | None:
     return None
 
 
-def parse_number(text: str) -> Number | None:
-    """A cell's number: "1,240", "€1,240.50", "12%", "3.5 kg", "-40", "(300)" (negative);
-    None for a cell that is not one number (a name, a date, "4 to 6")."""
-    found = _NUMBER.match(text.strip())
-    after = found["after"] if found else ""
-    if not found or (after and not _UNIT.fullmatch(after)):
-        return None
-    digits = found["digits"]
-    plain = re.sub(r"[,\u00a0\u202f ]", "", digits)
-    sign = -1 if found["sign"] or found["sign2"] else 1
-    return Number(sign * float(plain), len(plain.partition(".")[2]), found["before"],
-                  (" " if after and found["space"] else "") + after, plain != digits)
-
-
-def table_rows(hits: Sequence[Hit], sentences: Sequence[SentenceRow]) -> list[Row]:
-    """The table rows among the passages' sentences, once each, in the hits' order (rank,
-    then place in the passage)."""
-    by_chunk = {hit.chunk_id: hit for hit in hits}
+def hit_rows(hits: Sequence[Hit], tables: dict[str, Sequence[Table] | None]) -> list[Row]:
+    """The stored rows whose line starts in one of the passages, once each, in the hits'
+    order (rank, then place in the passage); of a document with no stored tables (None),
+    the lines of its passages that read as rows (`unstored_rows`)."""
     seen: set[tuple[str, int]] = set()
     rows = []
-    for sentence in sorted((s for s in sentences if s.chunk_id in by_chunk),
-                           key=lambda s: (by_chunk[s.chunk_id].rank, s.start)):
-        hit = by_chunk[sentence.chunk_id]
-        text = hit.text[sentence.start - hit.start:sentence.end - hit.start]
-        fields = row_fields(text)
-        if fields is None or (hit.source, sentence.start) in seen:
-            continue
-        seen.add((hit.source, sentence.start))
-        rows.append(Row(hit, sentence.start, sentence.end, fields[0], dict(fields[1])))
+    for hit in sorted(hits, key=lambda hit: hit.rank):
+        stored = tables.get(hit.source)
+        for row in unstored_rows(hit) if stored is None else (
+                Row(hit, row.start, min(row.end, hit.end), table.caption, dict(row.cells), n)
+                for n, table in enumerate(stored) for row in table.rows
+                if hit.start <= row.start < hit.end):
+            if (hit.source, row.start) not in seen:
+                seen.add((hit.source, row.start))
+                rows.append(row)
     return rows
 
 
-def choose_table(question: str, rows: Sequence[Row]) -> tuple[str, str] | None:
-    """The (document, caption) of the table among `rows` the question is about: the one
+def unstored_rows(hit: Hit) -> list[Row]:
+    """The lines of a passage that read as table rows (`row_fields`), of a document indexed
+    before its tables' cells were stored: to choose the table and quote its rows, never
+    to compute (each cell is text, unparsed)."""
+    rows, at = [], hit.start
+    for line in hit.text.split("\n"):
+        fields = row_fields(line)
+        if fields is not None:
+            cells = {name: Cell(value) for name, value in fields[1]}
+            rows.append(Row(hit, at, at + len(line), fields[0], cells))
+        at += len(line) + 1
+    return rows
+
+
+def table_rows(table: Table, n: int, passages: Sequence[Hit]) -> list[Row] | None:
+    """Every row of `table` (the `n`th of its document), each with the passage holding its
+    line; None if one is in none of `passages` (a document longer than a search reads)."""
+    ordered = sorted(passages, key=lambda hit: hit.start)
+    starts = [hit.start for hit in ordered]
+    rows = []
+    for row in table.rows:
+        at = bisect_right(starts, row.start) - 1  # the last passage to start by the row
+        if at < 0 or ordered[at].end <= row.start:
+            return None
+        hit = ordered[at]
+        rows.append(Row(hit, row.start, min(row.end, hit.end), table.caption, dict(row.cells),
+                        n))
+    return rows
+
+
+def choose_table(question: str, rows: Sequence[Row]) -> tuple[str, int] | None:
+    """The (document, table number) of the table among `rows` the question is about: the one
     whose caption, column names, cells and document name (its title and file name: "the
     contact list" is contacts.csv) hold the largest share of the question's words
     (the words that ask for the computation left out; the first found on a tie); None when
     none holds MIN_SHARE of them ("How many days of leave do staff have?" is not about a
     lunch menu's days)."""
     wanted = _stems(_without_operation(question))
-    held: dict[tuple[str, str], set[str]] = {}
+    held: dict[tuple[str, int], set[str]] = {}
     for row in rows:
-        words = _stems(" ".join([row.caption, *row.cells, *row.cells.values()])) | _named(row)
-        held.setdefault((row.hit.source, row.caption), set()).update(wanted & words)
+        words = _stems(" ".join([row.caption, *row.cells, *_texts(row)])) | _named(row)
+        held.setdefault((row.hit.source, row.table), set()).update(wanted & words)
     best = max(held.items(), key=lambda item: len(item[1]), default=None)
     if best is None or not wanted or len(best[1]) < MIN_SHARE * len(wanted):
         return None
     return best[0]
 
 
-def table_answer(question: str, hits: Sequence[Hit], sentences: Sequence[SentenceRow],
-                 read: Reader) -> Answer | None:
-    """The computed answer to `question` from a table of the top `hits` (whose
-    `sentences` are given), or None (see the module docstring).
+def table_answer(question: str, hits: Sequence[Hit], read: Reader,
+                 tables: Tables) -> Answer | None:
+    """The computed answer to `question` from a table of the top `hits`, or None (see the
+    module docstring).
 
-    read(path): every passage of that document and their sentences."""
+    read(path): every passage of that document and their sentences.
+    tables(path): that document's stored tables; None if it was indexed without them."""
     operation = question_operation(question)
     if operation is None:
         return None
-    table = choose_table(question, table_rows(hits, sentences))
-    if table is None:
+    stored = {source: tables(source) for source in dict.fromkeys(h.source for h in hits)}
+    found = hit_rows(hits, stored)
+    chosen = choose_table(question, found)
+    if chosen is None:
         return None
-    source, caption = table
-    rows = [row for row in table_rows(*_in_document_order(*read(source)))
-            if row.hit.source == source and row.caption == caption]
-    found = compute(operation, question, rows)
-    if found is None:
-        return None
-    headline, used = found
-    answer = quoted(question, [(row.hit, row.start, row.end) for row in used], 1.0)
+    source, n = chosen
+    table = stored[source]
+    if table is None:  # indexed before its cells were stored
+        return _answer(question, NOT_STORED, [row for row in found if row.hit.source == source])
+    rows = table_rows(table[n], n, read(source)[0])
+    computed = compute(operation, question, rows) if rows else None
+    return _answer(question, *computed) if computed else None
+
+
+def _answer(question: str, headline: str, rows: Sequence[Row]) -> Answer:
+    """The headline, then each row quoted and cited."""
+    answer = quoted(question, [(row.hit, row.start, row.end) for row in rows], 1.0)
     markers = "".join(dict.fromkeys(f"[{c.n}]" for c in answer.citations))
     return replace(answer, text=f"{headline} {markers} {answer.text}")
 
@@ -206,17 +227,18 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
     if operation == "count":
         return _counted(question, rows, columns, numeric, label)
     named = _named_column(question, columns)
-    if named is not None and named not in numeric and _is_partly_numeric(named, rows):
-        bad = next(row for row in rows if parse_number(row.cells.get(named, "0")) is None)
-        return (f"The column {named} has a value that is not a number: "
-                f"“{bad.cells[named]}”; nothing is computed.",
-                [row for row in rows if named in row.cells])
+    refused = _refused(named, rows) if named is not None else None
+    if refused is not None:
+        return refused
     if operation == "change":
         return _changed(question, rows, columns, numeric, label)
     column = _named_column(question, numeric)
     if column is None and operation in ("largest", "smallest", "difference") and \
             len(numeric) == 1:  # "Which team spent the most?": the only column of numbers
         column = numeric[0]
+        refused = _refused(column, rows)
+        if refused is not None:
+            return refused
     if column is None and operation in ("total", "average"):
         return _across(operation, question, rows, columns, numeric, label)
     if column is None:
@@ -224,7 +246,7 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
     if operation == "difference":
         return _difference(question, rows, columns, column, label)
     kept = [row for row in _filtered(question, rows, columns, exclude=column)
-            if parse_number(row.cells.get(column, "")) is not None]
+            if _has_number(row, column)]
     if not kept:
         return None
     where = _where(question, kept, columns, column)
@@ -246,7 +268,7 @@ def _listed(question: str, rows: Sequence[Row], columns: list[str],
     if not _stems(question) & _stems(label) and not (
             _stems(question) & _named(rows[0]) and len(kept) < len(rows)):
         return None
-    values = [row.cells[label] for row in kept if label in row.cells]
+    values = [row.cells[label].text for row in kept if label in row.cells]
     if not values:
         return None
     return f"{label}{_where(question, kept, columns, label)}: {', '.join(values)}.", kept
@@ -278,18 +300,18 @@ def _difference(question: str, rows: Sequence[Row], columns: list[str], column: 
     lower = question.lower()
     named = []
     for row in rows:
-        places = [lower.find(row.cells[c].lower()) for c in columns
-                  if c != column and c in row.cells and _names(question, row.cells[c])]
-        if places and parse_number(row.cells.get(column, "")) is not None:
+        places = [lower.find(row.cells[c].text.lower()) for c in columns
+                  if c != column and c in row.cells and _names(question, row.cells[c].text)]
+        if places and _has_number(row, column):
             named.append((min(places), row))
     if len(named) != 2:
         return None
     (_, first), (_, second) = sorted(named, key=lambda pair: pair[0])
-    a, b = (_number(row, column) for row in (first, second))
-    difference = replace(a, value=a.value - b.value, decimals=max(a.decimals, b.decimals))
+    a, b = first.cells[column], second.cells[column]
+    difference = _number(first, column) - _number(second, column)
     names = [_name(row, label) for row in (first, second)]
     return (f"{column}, {names[0]} minus {names[1]}: {_format(difference, [a, b])} "
-            f"(computed: {first.cells[column]} − {second.cells[column]}).", [first, second])
+            f"(computed: {a.text} − {b.text}).", [first, second])
 
 
 def _changed(question: str, rows: Sequence[Row], columns: list[str], numeric: list[str],
@@ -307,49 +329,40 @@ def _changed(question: str, rows: Sequence[Row], columns: list[str], numeric: li
     kept = [row for row in _filtered(question, rows, columns, exclude=None)
             if before in row.cells and after in row.cells]
     percent = bool(_PERCENT.search(question))
-    if len(kept) < 2 or percent and any(_number(r, before).value == 0 for r in kept):
+    if len(kept) < 2 or percent and any(_number(r, before) == 0 for r in kept):
         return None
 
     def change(row: Row) -> float:
-        first, last = _number(row, before).value, _number(row, after).value
+        first, last = _number(row, before), _number(row, after)
         return (last - first) / abs(first) * 100 if percent else last - first
 
     pick = min if _FALL.search(question) else max
     best = pick(kept, key=change)
-    numbers = [_number(best, before), _number(best, after)]
     value = change(best)
-    shown = (f"{value:+.1f}%" if percent else ("+" if value > 0 else "") + _format(
-        replace(numbers[0], value=value, decimals=max(n.decimals for n in numbers)), numbers))
+    cells = [best.cells[before], best.cells[after]]
+    shown = f"{value:+.1f}%" if percent else ("+" if value > 0 else "") + _format(value, cells)
     how = "fell the most" if pick is min else "grew the most"
-    return (f"{_name(best, label)}: {before} {best.cells[before]} to {after} "
-            f"{best.cells[after]}, {shown}; it {how} of {len(kept)} rows (computed).", kept)
+    return (f"{_name(best, label)}: {before} {cells[0].text} to {after} {cells[1].text}, "
+            f"{shown}; it {how} of {len(kept)} rows (computed).", kept)
 
 
 def _extreme(operation: str, rows: list[Row], column: str, label: str | None,
              where: str) -> tuple[str, list[Row]]:
     """The row with the largest or smallest value; every row compared is cited."""
     pick = max if operation == "largest" else min
-    best = pick(rows, key=lambda row: _number(row, column).value)
-    ties = [row for row in rows if _number(row, column).value == _number(best, column).value]
+    best = pick(rows, key=lambda row: _number(row, column))
+    ties = [row for row in rows if _number(row, column) == _number(best, column)]
     names = " and ".join(_name(row, label) for row in ties)
-    return (f"{names}: {column} {best.cells[column]}, the {operation} of {len(rows)} rows"
+    return (f"{names}: {column} {best.cells[column].text}, the {operation} of {len(rows)} rows"
             f"{where} (computed).", rows)
 
 
 def _summed(operation: str, rows: list[Row], column: str,
             where: str) -> tuple[str, list[Row]]:
-    numbers = [_number(row, column) for row in rows]
-    total = sum(n.value for n in numbers)
     cells = [row.cells[column] for row in rows]
-    shown = " + ".join(cells) if len(cells) <= MAX_SHOWN else f"the sum of {len(cells)} rows"
-    if operation == "total":
-        result = replace(numbers[0], value=total, decimals=max(n.decimals for n in numbers))
-        return f"Total {column}{where}: {_format(result, numbers)} (computed: {shown}).", rows
-    mean = total / len(numbers)
-    decimals = max(max(n.decimals for n in numbers), 0 if mean.is_integer() else 2)
-    result = replace(numbers[0], value=mean, decimals=decimals)
-    return (f"Average {column}{where}: {_format(result, numbers)} (computed: "
-            f"({shown}) / {len(numbers)}).", rows)
+    shown = " + ".join(c.text for c in cells) if len(cells) <= MAX_SHOWN else \
+        f"the sum of {len(cells)} rows"
+    return f"{_total_or_average(operation, column + where, cells, shown)}.", rows
 
 
 def _across(operation: str, question: str, rows: Sequence[Row], columns: list[str],
@@ -357,62 +370,82 @@ def _across(operation: str, question: str, rows: Sequence[Row], columns: list[st
     """A total or average of the numbers of the one row the question names, when it names
     no column ("the total energy spend": the row Energy, over its quarters); None when it
     names no row, or several ("What is the total number of teams?" sums no floors)."""
-    named = [row for row in rows if any(_names(question, row.cells[c]) for c in columns
+    named = [row for row in rows if any(_names(question, row.cells[c].text) for c in columns
                                         if c not in numeric and c in row.cells)]
     if len(named) != 1:
         return None
     row = named[0]
-    cells = [c for c in numeric if parse_number(row.cells.get(c, "")) is not None]
+    cells = [row.cells[c] for c in numeric if _has_number(row, c)]
     if len(cells) < 2:
         return None
-    numbers = [_number(row, c) for c in cells]
-    total = sum(n.value for n in numbers)
-    shown = " + ".join(row.cells[c] for c in cells)
     what = f"{row.caption.rstrip(':')}, {_name(row, label)}" if row.caption else _name(row, label)
+    shown = " + ".join(cell.text for cell in cells)
+    return f"{_total_or_average(operation, what, cells, shown)}.", [row]
+
+
+def _total_or_average(operation: str, what: str, cells: Sequence[Cell], shown: str) -> str:
+    """"Total Spend: 1,240 (computed: 310 + ...)", or the average, of the cells' numbers."""
+    total = sum(cell.number or 0.0 for cell in cells)
+    decimals = max(cell.decimals for cell in cells)
     if operation == "total":
-        result = replace(numbers[0], value=total, decimals=max(n.decimals for n in numbers))
-        return f"Total {what}: {_format(result, numbers)} (computed: {shown}).", [row]
-    mean = total / len(numbers)
-    result = replace(numbers[0], value=mean, decimals=max(
-        max(n.decimals for n in numbers), 0 if mean.is_integer() else 2))
-    return (f"Average {what}: {_format(result, numbers)} (computed: ({shown}) / "
-            f"{len(numbers)}).", [row])
+        return f"Total {what}: {_format(total, cells, decimals)} (computed: {shown})"
+    mean = total / len(cells)
+    decimals = max(decimals, 0 if mean.is_integer() else 2)
+    return (f"Average {what}: {_format(mean, cells, decimals)} (computed: ({shown}) / "
+            f"{len(cells)})")
 
 
-def _format(result: Number, inputs: Sequence[Number]) -> str:
-    """A computed number written as its inputs are: grouped if any was, with their
-    currency or unit when they all share it."""
-    grouped = "," if any(n.grouped for n in inputs) else ""
-    text = f"{abs(result.value):{grouped}.{result.decimals}f}"
-    same = all((n.before, n.after.strip()) == (inputs[0].before, inputs[0].after.strip())
-               for n in inputs)
-    if same:
-        text = f"{inputs[0].before}{text}{inputs[0].after}"
-    return f"-{text}" if result.value < 0 else text
+def _format(value: float, inputs: Sequence[Cell], decimals: int | None = None) -> str:
+    """A computed number written as its inputs are: with their most decimals (unless
+    `decimals` says), grouped if any was, with their currency or unit when they all
+    share it."""
+    grouped = "," if any(cell.grouped for cell in inputs) else ""
+    places = max(cell.decimals for cell in inputs) if decimals is None else decimals
+    text = f"{abs(value):{grouped}.{places}f}"
+    first = inputs[0]
+    if all((c.before, c.after.strip()) == (first.before, first.after.strip()) for c in inputs):
+        text = f"{first.before}{text}{first.after}"
+    return f"-{text}" if value < 0 else text
 
 
-def _number(row: Row, column: str) -> Number:
-    number = parse_number(row.cells[column])
+def _number(row: Row, column: str) -> float:
+    number = row.cells[column].number
     assert number is not None
     return number
 
 
+def _has_number(row: Row, column: str) -> bool:
+    return column in row.cells and row.cells[column].number is not None
+
+
+def _refused(column: str, rows: Sequence[Row]) -> tuple[str, list[Row]] | None:
+    """Why a column of numbers is not computed, and its rows to quote: it holds a cell
+    that is not a number (text, a date), or amounts in different currencies; None if it
+    is all numbers of one currency, or holds none."""
+    cells = [row.cells[column] for row in rows if column in row.cells]
+    bad = next((cell for cell in cells if cell.number is None), None)
+    units = list(dict.fromkeys(cell.before + cell.after.strip() for cell in cells
+                               if cell.kind == "amount"))
+    if bad is not None and any(cell.number is not None for cell in cells):
+        why = f"has a value that is not a number: “{bad.text}”"
+    elif bad is None and len(units) > 1:
+        why = f"holds amounts in different currencies: {' and '.join(units)}"
+    else:
+        return None
+    return (f"The column {column} {why}; nothing is computed.",
+            [row for row in rows if column in row.cells])
+
+
 def _is_numeric(column: str, rows: Sequence[Row]) -> bool:
     """Whether the column's cells are numbers (an empty cell is left out when stored)."""
-    values = [row.cells[column] for row in rows if column in row.cells]
-    return bool(values) and all(parse_number(value) is not None for value in values)
-
-
-def _is_partly_numeric(column: str, rows: Sequence[Row]) -> bool:
-    """Whether some of the column's cells are numbers, but not all."""
-    values = [parse_number(row.cells[column]) for row in rows if column in row.cells]
-    return any(value is not None for value in values) and None in values
+    cells = [row.cells[column] for row in rows if column in row.cells]
+    return bool(cells) and all(cell.number is not None for cell in cells)
 
 
 def _is_total_row(row: Row) -> bool:
     """Whether the row sums the others, by its first cell ("Total", "Grand total", "All"):
     it is no row to compare or add."""
-    return bool(_TOTAL_ROW.fullmatch(next(iter(row.cells.values()), "").strip()))
+    return bool(_TOTAL_ROW.fullmatch(next(iter(_texts(row)), "").strip()))
 
 
 def _named_column(question: str, columns: Sequence[str]) -> str | None:
@@ -450,8 +483,9 @@ def _filtered(question: str, rows: Sequence[Row], columns: list[str],
     for column in columns:
         if column == exclude:
             continue
-        named = [row for row in rows if column in row.cells and _names(question, row.cells[
-            column]) and (not _is_numeric(column, rows) or _named_column(question, [column]))]
+        named = [row for row in rows if column in row.cells and _names(
+            question, row.cells[column].text) and (not _is_numeric(column, rows)
+                                                    or _named_column(question, [column]))]
         if named and len(named) < len(rows):
             kept = [row for row in kept if row in named]
     return kept
@@ -461,7 +495,7 @@ def _where(question: str, kept: Sequence[Row], columns: list[str], column: str |
     """The filter the rows were chosen by, for the headline: ", City Lyon" or ""."""
     parts = []
     for name in columns:
-        values = {row.cells.get(name) for row in kept}
+        values = {row.cells[name].text if name in row.cells else None for row in kept}
         value = next(iter(values)) if len(values) == 1 else None
         if name != column and value and _names(question, value):
             parts.append(f"{name} {value}")
@@ -476,7 +510,12 @@ def _names(question: str, value: str) -> bool:
 
 
 def _name(row: Row, label: str | None) -> str:
-    return row.cells.get(label or "", "") or next(iter(row.cells.values()))
+    return row.cells[label].text if label is not None and label in row.cells else _texts(row)[0]
+
+
+def _texts(row: Row) -> list[str]:
+    """The row's cells' texts, in order."""
+    return [cell.text for cell in row.cells.values()]
 
 
 def _named(row: Row) -> set[str]:
@@ -487,10 +526,3 @@ def _named(row: Row) -> set[str]:
 
 def _stems(text: str) -> set[str]:
     return {index_term(word) for word in content_words(text)}
-
-
-def _in_document_order(hits: Sequence[Hit], sentences: Sequence[SentenceRow]
-                       ) -> tuple[list[Hit], Sequence[SentenceRow]]:
-    """The hits ranked by their place in the document, so rows are read in its order."""
-    ordered = sorted(hits, key=lambda hit: (hit.source, hit.start))
-    return [replace(hit, rank=rank) for rank, hit in enumerate(ordered, 1)], sentences
