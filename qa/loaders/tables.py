@@ -22,11 +22,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, replace
 from datetime import datetime
 from itertools import chain
+from typing import Literal
 
 from qa.loaders.base import TextBudget
 
 MAX_NAME = 40  # characters of a column name that `row_fields` reads back
-KINDS = ("number", "amount", "percent", "date", "text")  # what a cell holds
+CellKind = Literal["number", "amount", "percent", "date", "text"]  # what a cell holds
 CURRENCIES = frozenset("€$£¥₹") | {"EUR", "USD", "GBP", "CHF", "JPY", "CAD", "AUD", "SEK",
                                    "NOK", "DKK", "Kr", "kr"}
 _SPACE = str.maketrans({"\n": " ", "\r": " ", "\t": " ", "\u00a0": " "})
@@ -40,7 +41,7 @@ _DATE_FORMATS = ("%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y")
 
 @dataclass(frozen=True, slots=True)
 class Cell:
-    """A table cell: its text as written, and what it holds (`kind`, one of KINDS).
+    """A table cell: its text as written, and what it holds (`kind`).
 
     value: the number (of a number, an amount or a percentage: 12.5 for "12.5%"), a
         date as ISO text ("2026-03-01"), or None for text.
@@ -50,7 +51,7 @@ class Cell:
     """
 
     text: str
-    kind: str = "text"
+    kind: CellKind = "text"
     value: float | str | None = None
     before: str = ""
     after: str = ""
@@ -99,8 +100,8 @@ def parse_cell(text: str) -> Cell:
     plain = re.sub(r"[,\u00a0\u202f ]", "", digits)
     sign = -1 if found["sign"] or found["sign2"] else 1
     before, after = found["before"], (" " if after and found["space"] else "") + after
-    kind = ("percent" if after.strip() == "%" else "amount" if {before, after.strip()} & CURRENCIES
-            else "number")
+    kind: CellKind = ("percent" if after.strip() == "%" else "amount"
+                      if {before, after.strip()} & CURRENCIES else "number")
     return Cell(text, kind, sign * float(plain), before, after, len(plain.partition(".")[2]),
                 plain != digits)
 
