@@ -26,13 +26,13 @@ from qa.backends import (
     in_folder,
     open_backend,
 )
+from qa.backends.locking import write_lock
 from qa.errors import QAError
 from qa.indexing import ingest
 from qa.indexing.collections import Collections, check_name
 from qa.indexing.embedding import Embedder, fastest_precision, load_embedder
 from qa.indexing.files import canonical
 from qa.indexing.ingest import Report
-from qa.indexing.locking import write_lock
 from qa.indexing.rebuild import finish_swap, swap_in
 from qa.llm.client import LLMConfig
 from qa.search import MODES, Hit, Mode, check_choice, check_k

@@ -60,8 +60,8 @@ def bulk_chunks(index_path: Path, documents: int, chunks: int) -> None:
     import numpy as np
 
     from qa.backends import FileState
+    from qa.backends.base import Chunk
     from qa.backends.sqlite.store import Store
-    from qa.indexing.chunking import Chunk
     from qa.loaders.formats import Document
 
     store = Store(index_path / DATABASE)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from qa.backends import Backend, BackendConfig, FileState, open_backend
-from qa.indexing.chunking import Chunk
+from qa.backends.base import Chunk
 from qa.loaders.formats import Document
 from qa.stemming import index_term
 from tests.helpers import ENV, ROOT

@@ -6,8 +6,8 @@ import pytest
 
 from qa import BackendConfig, Index, QAError, Settings
 from qa.backends import FileState, open_backend
+from qa.backends.base import Chunk
 from qa.cli import main
-from qa.indexing.chunking import Chunk
 from qa.loaders.formats import Document, load
 
 TEXTS = {

@@ -43,10 +43,10 @@ import numpy as np
 import pytest
 
 from qa import Index, QAError
+from qa.backends.base import Chunk
 from qa.backends.sqlite import DATABASE, VECTORS, vectors
 from qa.backends.sqlite.store import FileState, Store, _vector
 from qa.cli import main
-from qa.indexing.chunking import Chunk
 from qa.loaders.formats import Document
 from tests.helpers import ENV, QA, QAProcess, copy_index, faiss_ids
 

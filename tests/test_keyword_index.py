@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from qa.backends.locking import write_lock
 from qa.backends.sqlite import SQLiteBackend
 from qa.backends.sqlite.keywords import FOLDER, FOOTER_MAGIC
-from qa.indexing.locking import write_lock
 from tests.helpers import ENV, QA, ROOT, copy_index
 from tests.test_backend_contract import COUNCIL, DIM, HARBOUR, ORCHARD, ids_along, put
 

@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 
 from qa import Index, QAError
+from qa.backends.locking import write_lock
 from qa.backends.sqlite import DATABASE, VECTORS, vectors
 from qa.backends.sqlite.store import SCHEMA_VERSION, Store, _vector
-from qa.indexing.locking import write_lock
 from tests.helpers import ENV, QA, SEED_FILE, bulk_chunks, copy_index, faiss_ids
 
 HARBOUR = "The harbour of Port Ellen reopened after the storm of 1998 damaged its piers."

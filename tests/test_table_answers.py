@@ -17,7 +17,8 @@ from qa.answering.tables import (
     compute,
     question_operation,
 )
-from qa.loaders.tables import parse_cell, row_fields
+from qa.loaders.cells import parse_cell
+from qa.loaders.tables import row_fields
 from qa.search import Hit
 
 BUDGET = [

@@ -43,7 +43,8 @@ from qa.answering.question_kinds import content_words, is_list_question
 from qa.answering.quoted import quoted
 from qa.answering.results import Answer
 from qa.backends.base import SentenceRow
-from qa.loaders.tables import Cell, Table, row_fields
+from qa.loaders.cells import Cell, Table
+from qa.loaders.tables import row_fields
 from qa.search import Hit
 from qa.stemming import index_term
 from qa.words import WORD

@@ -15,15 +15,26 @@ from typing import Literal, Protocol, cast
 import numpy as np
 
 from qa.errors import QAError
-from qa.indexing.chunking import Chunk
+from qa.loaders.cells import Table
 from qa.loaders.formats import Document
-from qa.loaders.tables import Table
 
 Kind = Literal["sqlite", "milvus"]
 KINDS: tuple[Kind, ...] = ("sqlite", "milvus")
 MAX_KEYWORDS = 64  # distinct words of a question that a keyword search uses
 MAX_DIM = 65_536  # the widest vectors an index may record (models give 384 to 4,096)
 REBUILD = "rebuild it with: qa index --rebuild"
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A passage of a document: its text, its char span there, its page and its sentences."""
+
+    ordinal: int
+    text: str
+    start: int
+    end: int
+    page: int | None
+    sentences: tuple[tuple[int, int], ...]  # each sentence's span
 
 
 def recorded_dim(value: str | None) -> int:

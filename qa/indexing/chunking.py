@@ -22,12 +22,12 @@ into pieces that fit; tokens are counted COUNT_BATCH_CHARS of text at a time.
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from itertools import accumulate
 
 from syntok.segmenter import preprocess_with_offsets, segment
 from syntok.tokenizer import Tokenizer
 
+from qa.backends.base import Chunk
 from qa.loaders.formats import Document
 from qa.words import STOPWORDS, WORD
 
@@ -38,18 +38,6 @@ COUNT_BATCH_CHARS = 100_000  # text whose tokens are counted in one tokenizer ca
 _SPACES = (" ", "\n", "\t", "\r")  # where a too-long span may be cut
 SHORT_LINE = 50  # characters of a line that is an item of its own in a run of such lines
 CHARS_PER_TOKEN = 10  # prose has 4 to 5 characters a token; a chunk holds at most 10 a token
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    """A passage of a document: its text, its char span there, its page and its sentences."""
-
-    ordinal: int
-    text: str
-    start: int
-    end: int
-    page: int | None
-    sentences: tuple[Span, ...]
 
 
 def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[Span]:

@@ -29,8 +29,9 @@ import numpy as np
 from tqdm import tqdm
 
 from qa.backends import Backend, FileState
+from qa.backends.base import Chunk
 from qa.errors import Postponed
-from qa.indexing.chunking import Chunk, chunk_document
+from qa.indexing.chunking import chunk_document
 from qa.indexing.embedding import Embedder, threads_shared
 from qa.indexing.files import canonical, find_files, is_within, open_regular
 from qa.loaders.base import RunPages

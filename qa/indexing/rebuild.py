@@ -15,9 +15,9 @@ from contextlib import suppress
 from pathlib import Path
 
 from qa.backends import own_files
+from qa.backends.locking import LOCK, write_lock
 from qa.errors import QAError
 from qa.indexing.ingest import Report
-from qa.indexing.locking import LOCK, write_lock
 
 log = logging.getLogger(__name__)
 # The index's own entries in its folder; a rebuild carries every other one over (e.g. the

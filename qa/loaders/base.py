@@ -13,12 +13,9 @@ of the format cites: a PDF page, a slide, a sheet, a chapter, a message, a scann
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from qa.errors import LoadError, Postponed
-
-if TYPE_CHECKING:
-    from qa.loaders.tables import Table
+from qa.loaders.cells import Table
 
 Loaded = tuple[str, str, tuple[int, ...]]  # title, text, where each page starts (or ())
 PAGE_BREAK = "\n\n"

@@ -31,7 +31,8 @@ from qa.loaders import (
     zipcheck,
 )
 from qa.loaders.base import Loaded, Reading, RunPages, TextBudget, reason, text_too_long
-from qa.loaders.tables import Table, located
+from qa.loaders.cells import Table
+from qa.loaders.tables import located
 from qa.settings import Settings
 
 

@@ -46,6 +46,7 @@ import numpy as np
 
 from qa.backends.base import (
     MAX_KEYWORDS,
+    Chunk,
     ChunkRow,
     DocumentInfo,
     FileState,
@@ -53,9 +54,8 @@ from qa.backends.base import (
     recorded_dim,
 )
 from qa.errors import QAError
-from qa.indexing.chunking import Chunk
+from qa.loaders.cells import Table, tables_from_json, tables_json
 from qa.loaders.formats import Document
-from qa.loaders.tables import Table, tables_from_json, tables_json
 from qa.stemming import stem, unaccented
 
 log = logging.getLogger(__name__)

@@ -42,15 +42,14 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.backends.base import ChunkRow, DocumentInfo, FileState, SentenceRow, recorded_dim
+from qa.backends.base import Chunk, ChunkRow, DocumentInfo, FileState, SentenceRow, recorded_dim
+from qa.backends.locking import try_write_lock
 from qa.backends.sqlite.keywords import FOLDER as KEYWORDS
 from qa.backends.sqlite.keywords import KeywordIndex, KeywordsDamaged
 from qa.backends.sqlite.store import Store
 from qa.backends.sqlite.vectors import VectorIndex
-from qa.indexing.chunking import Chunk
-from qa.indexing.locking import try_write_lock
+from qa.loaders.cells import Table
 from qa.loaders.formats import Document
-from qa.loaders.tables import Table
 
 log = logging.getLogger(__name__)
 DATABASE = "index.sqlite3"

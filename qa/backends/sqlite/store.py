@@ -35,11 +35,10 @@ from urllib.parse import quote
 
 import numpy as np
 
-from qa.backends.base import ChunkRow, DocumentInfo, FileState, SentenceRow
+from qa.backends.base import Chunk, ChunkRow, DocumentInfo, FileState, SentenceRow
 from qa.errors import QAError
-from qa.indexing.chunking import Chunk
+from qa.loaders.cells import Table, tables_from_json, tables_json
 from qa.loaders.formats import Document
-from qa.loaders.tables import Table, tables_from_json, tables_json
 
 log = logging.getLogger(__name__)
 SCHEMA_VERSION = 5  # of the tables below; a newer database is refused, never written
