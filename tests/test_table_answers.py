@@ -76,7 +76,8 @@ def test_a_cell_is_read_as_a_number_with_its_unit_kept(cell, kind, value, shown)
 
 @pytest.mark.parametrize(("cell", "kind"), [
     ("Clara Osei", "text"), ("2025-03-01", "date"), ("4 to 6", "text"), ("", "text"),
-    ("Floor 2B", "text"), ("3 March 2026", "date"), ("2025-02-30", "text")])
+    ("Floor 2B", "text"), ("3 March 2026", "date"), ("2025-02-30", "text"),
+    ("P-1", "text"), ("Q3", "text"), ("No. 12", "text")])  # codes, not numbers
 def test_a_cell_that_is_not_one_number_is_not_read_as_one(cell, kind):
     assert parse_cell(cell).number is None
     assert parse_cell(cell).kind == kind
@@ -104,6 +105,17 @@ def test_which_is_largest_names_the_row_and_its_value():
     assert headline.startswith("Support: Spend 330, the largest of 4 rows")
     assert "computed" in headline
     assert len(used) == 4  # every row compared is cited
+
+
+def test_a_superlative_that_names_a_measure_does_not_take_another_column():
+    """"Heaviest" asks for a weight: the only column of numbers, a price, is not it."""
+    rows = _rows(["Parcels: Parcel: P-1; Destination: Oslo; Price (€): 14.50.",
+                  "Parcels: Parcel: P-2; Destination: Bergen; Price (€): 9.80.",
+                  "Parcels: Parcel: P-3; Destination: Tromsø; Price (€): 21.00."])
+
+    assert compute("largest", "Which parcel is the heaviest?", rows) is None
+    assert compute("largest", "Which parcel costs the most?", rows)[0].startswith(
+        "P-3: Price (€) 21.00, the largest")
 
 
 def test_a_tie_names_every_row_that_holds_the_value():

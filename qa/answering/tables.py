@@ -60,6 +60,10 @@ _LARGEST = re.compile(r"\b(?:largest|biggest|highest|greatest|most|maximum|top|l
                       r"oldest|heaviest|most expensive|busiest)\b", re.I)
 _SMALLEST = re.compile(r"\b(?:smallest|lowest|least|fewest|minimum|shortest|youngest|"
                        r"lightest|cheapest|quietest)\b", re.I)
+# a superlative that names what is measured ("heaviest": weight) is no reason to take the
+# only column of numbers, which may measure something else (a price)
+_MEASURED = re.compile(r"\b(?:longest|oldest|heaviest|expensive|busiest|shortest|youngest|"
+                       r"lightest|cheapest|quietest)\b", re.I)
 _WHICH = re.compile(r"^\s*(?:which|what|who|whose)\b", re.I)
 _COUNT = re.compile(r"^\s*how many\s+(?P<noun>.+?)\s+(?:are|is|were|was|have|has|do|does|"
                     r"did|in|on|at|with|there)\b", re.I)
@@ -235,7 +239,8 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
         return _changed(question, rows, columns, numeric, label)
     column = _named_column(question, numeric)
     if column is None and operation in ("largest", "smallest", "difference") and \
-            len(numeric) == 1:  # "Which team spent the most?": the only column of numbers
+            len(numeric) == 1 and not _MEASURED.search(question):
+        # "Which team spent the most?": the only column of numbers
         column = numeric[0]
         refused = _refused(column, rows)
         if refused is not None:

@@ -73,7 +73,7 @@ def parse_cell(text: str) -> Cell:
     "3 March 2026"), or else text (a name, "4 to 6", "free")."""
     found = _NUMBER.match(text.strip())
     after = found["after"] if found else ""
-    if not found or (after and not _UNIT.fullmatch(after)):
+    if not found or (after and not _UNIT.fullmatch(after)) or _is_code(found["before"]):
         return Cell(text, "date", day) if (day := _date(text)) else Cell(text)
     digits = found["digits"]
     plain = re.sub(r"[,\u00a0\u202f ]", "", digits)
@@ -83,6 +83,12 @@ def parse_cell(text: str) -> Cell:
                       if {before, after.strip()} & CURRENCIES else "number")
     return Cell(text, kind, sign * float(plain), before, after, len(plain.partition(".")[2]),
                 plain != digits)
+
+
+def _is_code(before: str) -> bool:
+    """Whether letters before the digits make a code ("P-1", "B12") rather than an amount
+    ("EUR 300", "kr 40"): a currency's code, or a symbol, may stand there; other letters not."""
+    return any(c.isalpha() for c in before) and before.strip() not in CURRENCIES
 
 
 def _date(text: str) -> str | None:
