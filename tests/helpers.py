@@ -20,13 +20,14 @@ import time
 import urllib.error
 import urllib.request
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from qa import Index
 from qa.backends.sqlite import DATABASE, VECTORS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -223,3 +224,15 @@ def scan_pdf(title: str, blank_pages: int) -> bytes:
     for _ in range(blank_pages):
         pdf.add_page()
     return bytes(pdf.output())
+
+
+def index_of(folder: Path, texts: dict[str, str], *writers: Callable[[Path], object]) -> Index:
+    """An index, at folder/index, of the files named in `texts` (name: text) and of those
+    each of `writers` writes into the documents' folder (folder/docs) it is given."""
+    documents = folder / "docs"
+    documents.mkdir()
+    for name, text in texts.items():
+        (documents / name).write_text(text, encoding="utf-8")
+    for write in writers:
+        write(documents)
+    return Index.build([documents], path=folder / "index")

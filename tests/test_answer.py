@@ -4,8 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from qa import Index
-from tests.helpers import SEED_FILE
+from tests.helpers import SEED_FILE, index_of
 
 
 @pytest.mark.parametrize(("question", "expected"), [
@@ -109,9 +108,7 @@ ROWING = ("The Harbour Rowing Club was founded by dock workers. In 1962, after t
 
 @pytest.fixture(scope="module")
 def rowing_index(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("rowing")
-    (folder / "club.txt").write_text(ROWING, encoding="utf-8")
-    return Index.build([folder], path=folder / "index")
+    return index_of(tmp_path_factory.mktemp("rowing"), {"club.txt": ROWING})
 
 
 def test_a_long_quote_opens_with_its_clause_that_answers(rowing_index):

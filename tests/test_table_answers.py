@@ -20,6 +20,7 @@ from qa.answering.tables import (
 from qa.loaders.cells import parse_cell
 from qa.loaders.tables import row_fields
 from qa.search import Hit
+from tests.helpers import index_of
 
 BUDGET = [
     "Budget 2025: Team: Design; City: Lyon; Spend: 310.",
@@ -226,15 +227,9 @@ def _sheet(path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def tables_index(tmp_path_factory):
-    from qa import Index
-
-    folder = tmp_path_factory.mktemp("tables") / "docs"
-    folder.mkdir()
-    (folder / "offices.csv").write_text(OFFICES_CSV, encoding="utf-8")
-    (folder / "projects.md").write_text(PROJECTS_MD, encoding="utf-8")
-    (folder / "members.csv").write_text(MEMBERS_CSV, encoding="utf-8")
-    _sheet(folder / "fleet.xlsx")
-    index = Index.build([folder], path=folder.parent / "index")
+    index = index_of(tmp_path_factory.mktemp("tables"), {
+        "offices.csv": OFFICES_CSV, "projects.md": PROJECTS_MD, "members.csv": MEMBERS_CSV,
+    }, lambda documents: _sheet(documents / "fleet.xlsx"))
     yield index
     index.close()
 
@@ -452,14 +447,9 @@ def _accounts(path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def unseen_index(tmp_path_factory):
-    from qa import Index
-
-    folder = tmp_path_factory.mktemp("unseen") / "docs"
-    folder.mkdir()
-    (folder / "kit.csv").write_text(KIT_CSV, encoding="utf-8")
-    (folder / "fees.csv").write_text(FEES_CSV, encoding="utf-8")
-    _accounts(folder / "accounts.xlsx")
-    index = Index.build([folder], path=folder.parent / "index")
+    index = index_of(tmp_path_factory.mktemp("unseen"), {
+        "kit.csv": KIT_CSV, "fees.csv": FEES_CSV,
+    }, lambda documents: _accounts(documents / "accounts.xlsx"))
     yield index
     index.close()
 
