@@ -53,7 +53,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from qa.answering import answerability
-from qa.answering.lead import excerpt, lead
+from qa.answering.lead import EXCERPT_WORDS, excerpt, lead
 from qa.answering.question_kinds import (
     answer_type,
     asked_verb,
@@ -256,10 +256,20 @@ def compose_answer(
     if first is not None:
         opening = first if first.endswith((".", ":", "!", "?")) else f"{first}."
         return replace(answer, text=f"{opening} {answer.text}")
+    span = span or _read_quote(question, first_quote.quote, read)
     clause = excerpt(first_quote.quote, *span) if span else None
     if clause is None:
         return answer
     return replace(answer, text=f"{clause} [{first_quote.n}] {answer.text}")
+
+
+def _read_quote(question: str, quote: str, read: Read | None) -> tuple[int, int] | None:
+    """The reader's span within a long quote that its best span lies outside of (it is
+    read alone: one short pass), for the clause an answer opens with."""
+    if read is None or len(quote.split()) <= EXCERPT_WORDS:
+        return None
+    readings = read(question, [quote])
+    return (readings[0].start, readings[0].end) if readings else None
 
 
 def _span_in(first: Citation, assessment: Assessment) -> tuple[int, int] | None:
