@@ -31,6 +31,7 @@ traceable as the quote it comes from.
 import re
 
 from qa.answering.question_kinds import content_words, negated
+from qa.indexing.chunking import split_sentences
 from qa.loaders.tables import row_fields
 from qa.stemming import index_term
 from qa.words import NUMBER_WORD, NUMBER_WORDS, PRONOUNS, YES_NO, any_of
@@ -71,7 +72,6 @@ _ONLY = re.compile(r"\b(?:only|solely|exclusively)\b", re.I)
 EXCERPT_WORDS, EXCERPT_MIN_WORDS = 12, 6
 _NON_SPACE = re.compile(r"\S+")
 _CLAUSE_MARKS = ",;:()–—"
-_SENTENCE_MARKS = ".!?"
 
 
 def lead(question: str, quote: str, before: str = "",
@@ -116,10 +116,13 @@ def _clause_of(quote: str, words: list[tuple[int, int]], first: int,
     own clause, then the next clauses and the ones before while the whole stays within
     EXCERPT_WORDS, then single words after it or before it, until it holds at least
     EXCERPT_MIN_WORDS; all within the sentence of the quote that holds them."""
+    # the sentence of the span (as chunking splits them: "John B. Goodenough" is not cut)
+    begin, end = next(((a, b) for a, b in split_sentences(quote) if a <= words[first][0] < b),
+                      (0, len(quote)))
+    inside = [i for i, (a, b) in enumerate(words) if begin <= a < end]
+    start, stop = inside[0], inside[-1]
+    last = min(max(last, start), stop)
     ends = [quote[b - 1] for _, b in words]
-    start = max((i + 1 for i in range(first) if ends[i] in _SENTENCE_MARKS), default=0)
-    stop = next((i for i in range(last, len(words)) if ends[i] in _SENTENCE_MARKS),
-                len(words) - 1)  # the sentence of the span: an excerpt never crosses a "."
     breaks = {i for i in range(start, stop + 1) if ends[i] in _CLAUSE_MARKS} | {stop}
     while first > start and first - 1 not in breaks:
         first -= 1
