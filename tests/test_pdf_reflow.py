@@ -52,28 +52,68 @@ def test_paragraphs_stay_apart_and_a_heading_does_not_run_into_its_paragraph(tmp
         "Visitors sign in at the front desk and wear a badge while they are in the building."]
 
 
-def test_each_page_keeps_its_text_and_its_page_number_stands_apart(tmp_path):
+def _paged(path: Path, header: str, footer: str, *pages: str) -> Document:
+    """A PDF of one page per text of `pages`, each under `header` and over `footer` (with
+    "{n}" for the page number), loaded."""
     from fpdf import FPDF
 
-    class Numbered(FPDF):
+    class Running(FPDF):
+        def header(self) -> None:
+            self.cell(0, 10, header.format(n=self.page_no()))
+            self.ln(12)
+
         def footer(self) -> None:
             self.set_y(-15)
-            self.cell(0, 10, str(self.page_no()), align="C")
+            self.cell(0, 10, footer.format(n=self.page_no()), align="C")
 
-    pdf = Numbered()
+    pdf = Running()
     pdf.set_font("Helvetica", size=12)
-    for n in (1, 2):
+    for text in pages:
         pdf.add_page()
-        pdf.multi_cell(70, 6, f"Shipment {n} left the dock on a Monday morning, after the "
-                       "inspection of its crates by the night shift.")
-    pdf.output(str(tmp_path / "pages.pdf"))
+        pdf.multi_cell(70, 6, text)
+    pdf.output(str(path))
+    return load(path, path.read_bytes())
 
-    document = load(tmp_path / "pages.pdf", (tmp_path / "pages.pdf").read_bytes())
+
+def test_each_page_keeps_its_text_and_its_running_page_number_is_left_out(tmp_path):
+    texts = ["Shipment 1 left the dock on a Monday morning, after the inspection of its crates "
+             "by the night shift.", "The second shipment waited for the harbour master's "
+             "signature until Tuesday, and sailed at noon."]
+    document = _paged(tmp_path / "pages.pdf", "", "{n}", *texts)
 
     pages = [document.text[start:end] for start, end, _ in document.sections()]
-    assert [page.strip().split("\n\n") for page in pages] == [
-        [f"Shipment {n} left the dock on a Monday morning, after the inspection of its crates "
-         "by the night shift.", str(n)] for n in (1, 2)]
+    assert [page.strip() for page in pages] == texts
+
+
+def test_a_number_that_differs_from_page_to_page_in_other_ways_is_kept(tmp_path):
+    document = _paged(tmp_path / "slips.pdf", "", "Net pay {n}{n}0.00 GBP",
+                      "Payslip for March, paid on the last working day of the month.",
+                      "Payslip for April, paid on the last working day of the month.")
+
+    assert "Net pay 110.00 GBP" in document.text and "Net pay 220.00 GBP" in document.text
+
+
+def test_a_running_footer_is_never_read_into_a_sentence_and_the_header_is_kept_once(tmp_path):
+    document = _paged(
+        tmp_path / "policy.pdf", "Travel Policy", "HTP-07 Travel Policy - page {n} of 3",
+        "Claims are paid within ten working days of a complete form.",
+        "Taxis are refunded only after 23:00 or when no bus runs.",
+        "Questions go to the finance office on extension 214.")
+
+    sentences = _sentences(document.text)
+    assert sentences == ["Travel Policy",
+                         "Claims are paid within ten working days of a complete form.",
+                         "Taxis are refunded only after 23:00 or when no bus runs.",
+                         "Questions go to the finance office on extension 214."]
+
+
+def test_a_numbered_heading_begins_a_paragraph_after_a_line_that_ends_in_no_full_stop():
+    page = ("Policy owner: Aled Pryce, Marine Superintendent of the fleet and its crews\n"
+            "1. Check-in\nVehicle check-in closes twenty minutes before departure.")
+
+    assert reflow([page])[0].split("\n\n") == [
+        "Policy owner: Aled Pryce, Marine Superintendent of the fleet and its crews",
+        "1. Check-in", "Vehicle check-in closes twenty minutes before departure."]
 
 
 def test_a_word_hyphenated_at_a_line_end_is_whole_and_a_compound_keeps_its_hyphen():

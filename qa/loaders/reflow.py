@@ -12,36 +12,102 @@ line's first word would have fitted after it (the line was ended, not wrapped; t
 column width is a long line of the page, in characters) or the next line is a label (a
 short line ending in no punctuation). A label that opens a paragraph and is followed by
 a capital is a paragraph of its own (a heading, a table's row); so is a line that is
-only a page number ("3", "Page 3 of 9"). So a paragraph is
-only ever ended where a sentence ends, or at a heading, a bullet or a blank line: a
-sentence is not cut at a line wrap.
+only a page number ("3", "Page 3 of 9"), and a numbered heading ("2. Fees") begins one.
+So a paragraph is only ever ended where a sentence ends, or at a heading, a bullet or a
+blank line: a sentence is not cut at a line wrap.
 
 A word cut by a hyphen at a line end is one word, joined without its hyphen, when the
 joined word appears elsewhere in the document; it keeps its hyphen when the hyphenated
 word appears elsewhere, or when both halves are words the document uses on their own
 ("loading-bay", "well-known"); otherwise it is joined, as line-end hyphens are mostly
 the typesetter's ("replace-ment"). A soft hyphen is always the typesetter's.
+
+A line that recurs, digits aside, among the first or last EDGE_LINES lines of at least
+half the pages (two at least) is a running header or footer ("LWF-POL-07 Refund Policy —
+page 2"): it would cut a sentence that runs on to the next page, and be quoted inside it.
+It is kept once, where it first opens a page, and dropped everywhere else.
 """
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
+EDGE_LINES = 3  # the lines at a page's top and bottom where a running header or footer is
 HEADING_WIDTH = 0.6  # of the column width: a heading line is shorter than this
 _SENTENCE_END = re.compile(r"[.!?:][\"'”’)\]]*$")
 _GOES_ON = re.compile(r"[,;(–—-]$")  # a line ending so is continued by the next
 _BULLET = re.compile(r"[•◦▪‣●■▸○]\s")
+_NUMBERED = re.compile(r"\d{1,2}(\.\d{1,2})*\.?\s+[^\W\d_]")  # "2. Vehicle size", "3.1 Fees"
 _PAGE_NUMBER = re.compile(r"(?i)(page\s+)?\d{1,4}(\s*(/|of)\s*\d{1,4})?")
 _HYPHENS = "-\u2010\u00ad"
 _HYPHENATED = re.compile(rf"(\w+)([{_HYPHENS}])$")
 _LEADING_WORD = re.compile(r"[^\W\d_]+")
 _WORDS = re.compile(r"\w+(?:[-\u2010]\w+)*")
 _CUT_WORD = re.compile(r"(?<!\w)\w+[-\u2010\u00ad]\n\w+")  # from a word start: linear
+_DIGITS = re.compile(r"\d+")
 
 
 def reflow(pages: Sequence[str]) -> list[str]:
-    """Each page's text with the lines of a paragraph joined and paragraphs a blank line apart."""
+    """Each page's text with the lines of a paragraph joined and paragraphs a blank line
+    apart, running headers and footers left out."""
+    pages = _without_running_lines(pages)
     vocabulary = _vocabulary("\n".join(pages))
     return [_reflow_page(page, vocabulary) for page in pages]
+
+
+def _without_running_lines(pages: Sequence[str]) -> list[str]:
+    """The pages without their running headers and footers (see the module's docstring)."""
+    lines = [[" ".join(line.split()) for line in page.split("\n")] for page in pages]
+    edges = [_edges(page) for page in lines]
+    running = _running(lines, edges)
+    if not running:
+        return list(pages)
+    kept: set[str] = set()
+    result = []
+    for page, edge in zip(lines, edges, strict=True):
+        dropped = set()
+        for i, key in edge.items():
+            if key in running:
+                if key in kept or i > _top_end(edge):
+                    dropped.add(i)
+                kept.add(key)
+        result.append("\n".join(line for i, line in enumerate(page) if i not in dropped))
+    return result
+
+
+def _edges(lines: list[str]) -> dict[int, str]:
+    """A page's first and last EDGE_LINES non-blank lines, by index: each line with its
+    digits as "#", lower-cased (the key that finds it on other pages)."""
+    filled = [i for i, line in enumerate(lines) if line]
+    return {i: _DIGITS.sub("#", lines[i].lower())
+            for i in sorted({*filled[:EDGE_LINES], *filled[-EDGE_LINES:]})}
+
+
+def _top_end(edge: dict[int, str]) -> int:
+    """The index of the last of the page's top lines."""
+    return sorted(edge)[min(EDGE_LINES, len(edge)) - 1]
+
+
+def _running(lines: list[list[str]], edges: list[dict[int, str]]) -> set[str]:
+    """The keys of the lines at the edges of at least half the pages (two at least) whose
+    every number is the same on each page or counts the pages ("page 2 of 9")."""
+    found: dict[str, dict[int, str]] = {}
+    for page, (text, edge) in enumerate(zip(lines, edges, strict=True)):
+        for i, key in edge.items():
+            found.setdefault(key, {}).setdefault(page, text[i])
+    return {key for key, on in found.items()
+            if len(on) >= max(2, len(lines) / 2) and _counts_pages(on)}
+
+
+def _counts_pages(lines: dict[int, str]) -> bool:
+    """Whether each number of a line found on several pages (by page) is the same on each,
+    or is the page's number (its place plus one offset)."""
+    numbers = [[int(digits) for digits in _DIGITS.findall(line)] for line in lines.values()]
+    for values in zip(*numbers, strict=True):
+        offsets = {value - page for value, page in zip(values, lines, strict=True)}
+        if len(set(values)) > 1 and len(offsets) > 1:
+            return False
+    return True
 
 
 def _vocabulary(text: str) -> frozenset[str]:
@@ -81,6 +147,8 @@ def _ends_paragraph(line: str, following: str, width: int, opens: bool) -> bool:
     """Whether `line` ends its paragraph, given the line after it (blank: "")."""
     if not following or _BULLET.match(following) or _is_page_number(following):
         return True
+    if _NUMBERED.match(following) and _is_label(following, width):
+        return True  # a numbered heading
     if _is_page_number(line):
         return True
     fits = len(line) + 1 + len(following.split()[0]) <= width  # the line was not wrapped
