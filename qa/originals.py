@@ -46,6 +46,7 @@ SHOWN_ROWS = 200  # rows of a sheet shown around the cited one
 SHOWN_BLOCKS = 400  # headings, paragraphs and tables of a Word document shown
 SHOWN_COLUMNS = 50  # columns of a sheet shown
 SHOWN_CHARS = 500  # characters shown of a cell
+MIN_MARKED_WORDS = 3  # a quote not whole on its page has its first words marked, 3 at least
 _IGNORED = re.compile(r"[\s\-\u00ad]+")  # what line breaks and reflow change in a quote
 CHANGED = "the file has changed since it was indexed: index it again to view it"
 
@@ -170,9 +171,13 @@ def pdf_page(original: Original, page: int, quote: str) -> Picture:
 
 
 def _pdf_boxes(text_page, quote: str, width: float, height: float) -> list[Box]:
-    """The rectangles PDFium gives for the run of characters that reads as `quote`."""
-    text = text_page.get_text_range()
-    found = _locate([(ch, i) for i, ch in enumerate(text)], quote)
+    """The rectangles PDFium gives for the run of characters that reads as `quote`, or as
+    its longest opening words on the page (a sentence that runs on to the next page)."""
+    units = [(ch, i) for i, ch in enumerate(text_page.get_text_range())]
+    found, words = _locate(units, quote), quote.split()
+    while not found and len(words) > MIN_MARKED_WORDS:
+        words.pop()
+        found = _locate(units, " ".join(words), last=True)
     if not found:
         return []
     first, last = min(found), max(found)
@@ -262,12 +267,14 @@ def _read_lines(picture) -> Lines:
     return tuple(lines)
 
 
-def _locate(units: Sequence[tuple[str, int]], quote: str) -> set[int]:
+def _locate(units: Sequence[tuple[str, int]], quote: str, last: bool = False) -> set[int]:
     """The ids of the units (characters, each with the id of what holds it) that spell
-    `quote`, compared without whitespace, hyphens or case; empty if it is not there."""
+    `quote` (its `last` place), compared without whitespace, hyphens or case; empty if it
+    is not there."""
     wanted = _IGNORED.sub("", quote).lower()
     kept = [(ch.lower()[:1], unit) for ch, unit in units if not _IGNORED.fullmatch(ch)]
-    start = "".join(ch for ch, _ in kept).find(wanted) if wanted else -1
+    text = "".join(ch for ch, _ in kept)
+    start = (text.rfind(wanted) if last else text.find(wanted)) if wanted else -1
     return {unit for _, unit in kept[start : start + len(wanted)]} if start >= 0 else set()
 
 

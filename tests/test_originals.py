@@ -80,6 +80,27 @@ def test_a_scanned_pdf_page_has_its_quoted_line_boxed_as_ocr_reads_it(tmp_path):
     assert max(picture.width, picture.height) == originals.VIEW_SIDE
 
 
+def test_a_sentence_that_runs_on_to_the_next_page_is_marked_where_it_begins(tmp_path):
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=12)
+    pdf.add_page()
+    pdf.multi_cell(0, 6, "Refunds are paid to the card used for the booking.")
+    pdf.set_y(-30)
+    pdf.multi_cell(0, 6, "If you are unhappy with a refund decision, e-mail us. We aim to")
+    pdf.add_page()
+    pdf.multi_cell(0, 6, "reply within 15 working days. The forum is independent.")
+    data = bytes(pdf.output())
+    quote = "We aim to reply within 15 working days."
+    assert quote in load(Path("policy.pdf"), data).text
+
+    picture = originals.pdf_page(originals.Original("policy.pdf", "", data), 1, quote)
+
+    [(left, top, width, height)] = picture.boxes
+    assert top > 0.85 and width < 0.3  # "We aim to", at the foot of page 1
+
+
 def test_a_sheet_shows_its_cells_as_indexing_read_them_and_marks_the_cited_row():
     import datetime
 

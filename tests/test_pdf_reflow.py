@@ -107,6 +107,14 @@ def test_a_running_footer_is_never_read_into_a_sentence_and_the_header_is_kept_o
                          "Questions go to the finance office on extension 214."]
 
 
+def test_a_sentence_that_runs_on_to_the_next_page_is_one_sentence_on_the_page_it_began():
+    pages = reflow(["Refunds are paid to the card used. If you are unhappy, e-mail us. We aim to",
+                    "reply within 15 working days. The forum is independent."])
+
+    assert pages == ["Refunds are paid to the card used. If you are unhappy, e-mail us. We aim to "
+                     "reply within 15 working days.", "The forum is independent."]
+
+
 def test_a_numbered_heading_begins_a_paragraph_after_a_line_that_ends_in_no_full_stop():
     page = ("Policy owner: Aled Pryce, Marine Superintendent of the fleet and its crews\n"
             "1. Check-in\nVehicle check-in closes twenty minutes before departure.")

@@ -25,11 +25,11 @@ the typesetter's ("replace-ment"). A soft hyphen is always the typesetter's.
 A line that recurs, digits aside, among the first or last EDGE_LINES lines of at least
 half the pages (two at least) is a running header or footer ("LWF-POL-07 Refund Policy —
 page 2"): it would cut a sentence that runs on to the next page, and be quoted inside it.
-It is kept once, where it first opens a page, and dropped everywhere else.
+It is kept once, where it first opens a page, and dropped everywhere else. A sentence
+that runs on to the next page then ends on the page where it began, so it is one sentence.
 """
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 
 EDGE_LINES = 3  # the lines at a page's top and bottom where a running header or footer is
@@ -45,6 +45,7 @@ _LEADING_WORD = re.compile(r"[^\W\d_]+")
 _WORDS = re.compile(r"\w+(?:[-\u2010]\w+)*")
 _CUT_WORD = re.compile(r"(?<!\w)\w+[-\u2010\u00ad]\n\w+")  # from a word start: linear
 _DIGITS = re.compile(r"\d+")
+_RUN_ON_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s|$)")  # where a sentence run on to a page ends
 
 
 def reflow(pages: Sequence[str]) -> list[str]:
@@ -52,7 +53,21 @@ def reflow(pages: Sequence[str]) -> list[str]:
     apart, running headers and footers left out."""
     pages = _without_running_lines(pages)
     vocabulary = _vocabulary("\n".join(pages))
-    return [_reflow_page(page, vocabulary) for page in pages]
+    return _whole_sentences([_reflow_page(page, vocabulary) for page in pages])
+
+
+def _whole_sentences(pages: list[str]) -> list[str]:
+    """The pages with a sentence that runs on to the next page (the page ends in no
+    sentence end, the next begins in lower case) ended on the page where it began."""
+    for i in range(len(pages) - 1):
+        tail, head = pages[i].rstrip(), pages[i + 1].lstrip()
+        if not tail or not head or _SENTENCE_END.search(tail) or not head[0].islower():
+            continue
+        paragraph = head.split("\n\n", 1)[0]
+        end = _RUN_ON_END.search(paragraph)
+        cut = end.end() if end else len(paragraph)
+        pages[i], pages[i + 1] = f"{tail} {head[:cut]}", head[cut:].lstrip()
+    return pages
 
 
 def _without_running_lines(pages: Sequence[str]) -> list[str]:
