@@ -1,12 +1,12 @@
 """Refit the answerability model (`qa/answering/answerability.json`) from public data, and report it
 fold by fold.
 
-The model decides whether a question is answered, from the reader's scores (`qa.answering.reader`)
-and the features of the sentence the product would quote (`qa.answering.quoted.assess`), and from
-which margin the reader's span is said before the quote. It is fitted to what the reader
-says of articles it was not trained on: the development articles of the fold the
-shipped reader held out (`benchmarks/reader.py --hold-out-fold 0`), since it is surer
-of the articles it was trained on.
+The model decides whether a question is answered, from the features of the sentence the
+product would quote (`qa.answering.quoted.assess`: its similarity and the verifier's score,
+`qa.answering.verifier`), and from which margin the reader's span is said before the
+quote. It is fitted to the development articles of the fold the shipped reader and
+verifier held out (`benchmarks/reader.py --hold-out-fold 0`, `benchmarks/verifier.py`),
+since they are surer of the articles they were trained on.
 
 Every question of those articles is searched and assessed by the product
 (`Asker.answer_inputs`, the reader over the top passages, `assess`): the features, the
@@ -43,6 +43,7 @@ from qa.answering import answerability
 from qa.answering.question_kinds import content_words
 from qa.answering.quoted import READ_PASSAGES, assess
 from qa.answering.reader import read_passages
+from qa.answering.verifier import verify
 from qa.evaluation import squad
 from qa.words import STOPWORDS, WORD
 
@@ -74,7 +75,8 @@ def collect(path: Path, split: str, cache: Path) -> list[dict]:
         for article, question in batch:
             hits, inputs = index._asker.answer_inputs(question.text)
             readings = read_passages(question.text, [h.text for h in hits[:READ_PASSAGES]])
-            found = assess(question.text, *inputs, asked=question.text, readings=readings)
+            found = assess(question.text, *inputs, asked=question.text, readings=readings,
+                           verify=verify)
             if found is None:
                 continue
             quote = found.candidates[found.chosen[0]].text

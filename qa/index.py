@@ -18,6 +18,7 @@ from qa.answering.asking import Asker
 from qa.answering.reader import read_passages
 from qa.answering.response import Response
 from qa.answering.results import Answer
+from qa.answering.verifier import verify
 from qa.backends import (
     Backend,
     BackendConfig,
@@ -57,7 +58,7 @@ class Index:
         self._embedder = embedder
         self.collections = Collections(path)
         self._asker = Asker(backend, embedder, settings.min_score, settings.answer_threshold,
-                            read_passages)
+                            read_passages, verify)
         self.llm = llm  # the language model of mode="llm" answers, if any
 
     # -- opening -----------------------------------------------------------------

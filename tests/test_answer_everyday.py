@@ -25,13 +25,6 @@ def everyday(tmp_path_factory):
     index.close()
 
 
-# misses of the reader's answerability model, kept visible (issue 33's closing note)
-KNOWN_MISSES = {"Who manages the Support team?": "the table row's probability falls below "
-                                                 "the fitted threshold: refused"}
-
-
-@pytest.mark.parametrize("question", [
-    pytest.param(q, marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[q["question"]]))
-    if q["question"] in KNOWN_MISSES else q for q in QUESTIONS], ids=lambda q: q["question"])
+@pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q["question"])
 def test_an_everyday_question_gets_the_answer_it_needs(everyday, question):
     assert failure(everyday, question) is None

@@ -2,22 +2,23 @@
 
 One cosine threshold cannot tell: a sentence that names the person a question asks about
 is similar to a question about that person's pay, and a table row that answers a
-question reads unlike it. So the decision is a small logistic regression over named
+question reads unlike it. So the decision is a small logistic regression over two named
 features of the question and the chosen sentence (`FEATURES`, computed by
-`qa.answering.quoted.assess`): how similar it is, the rarest question word that it and its
-neighbours lack (and whether any candidate sentence holds it), and whether the question's
-numbers and negation are in it. Fifteen features were tried; the others (coverage, the
-answer type, the margin over the next sentence...) took weights of the wrong sign or
-none, fitted to articles where they happened to help, and were left out: a feature stays
-when its weight has the sign a reader would expect on every fold.
+`qa.answering.quoted.assess`): how similar the best candidate is, and the verifier's score of
+the sentence (`qa.answering.verifier`, a model trained to tell whether a sentence answers).
+Eight were tried with the verifier: the rarest question word the sentence and its
+neighbours lack (and whether any candidate holds it), a number or a negation of the
+question it lacks, and the reader's best span and no-answer scores. Beside the verifier
+they refused no more of the unanswerable questions on any fold (docs/figures.md), so
+they went: a feature stays when it changes what the folds refuse.
 
 The weights are fitted to public reading-comprehension data with unanswerable questions
-(SQuAD 2.0's training articles in `shared/datasets/squad`) by `benchmarks/answerability.py`,
-which reports every leave-one-article-out fold and writes `answerability.json` beside
-this module: a few hundred bytes, no model download. The fit is plain Newton's method on
-the L2-penalised log-loss, each class weighted to half, so it is exact and repeatable.
-The shipped threshold is the probability at which the fitted folds refuse about 3% of
-answerable questions.
+(SQuAD 2.0's articles in `shared/datasets/squad` that the reader and the verifier were not
+trained on) by `benchmarks/answerability.py`, which reports every leave-one-article-out
+fold and writes `answerability.json` beside this module: a few hundred bytes, no model
+download. The fit is plain Newton's method on the L2-penalised log-loss, each class
+weighted to half, so it is exact and repeatable. The shipped threshold is the
+probability at which the fitted folds refuse about 3% of answerable questions.
 """
 
 import functools
@@ -29,21 +30,12 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.answering.reader import Reading
-
 WEIGHTS_FILE = Path(__file__).with_name("answerability.json")
 FEATURES = (
     "similarity",  # the highest cosine of a candidate sentence to the question
-    "missing_rare",  # the rarest question word the sentence and its neighbours lack (0-1)
-    "missing_everywhere",  # the rarest question word no candidate sentence holds (0-1)
-    "number_missing",  # a number of the question is not in the sentence or its neighbours
-    "negation_differs",  # one of question and sentence is negated, the other not
-    # the reader's (`qa.answering.reader`), over the top passages: `reader_features`
-    "reader_span",  # the score of its best span (the widest margin over no-answer)
-    "reader_null",  # ... and that passage's no-answer score
+    "verifier",  # the verifier's score of the sentence (`qa.answering.verifier`)
 )
-MARGIN_CLIP = 30.0  # the reader's scores beyond this tell nothing more
-READER_FEATURES = FEATURES[-2:]
+MARGIN_CLIP = 30.0  # scores beyond this tell nothing more
 L2 = 1.0  # the penalty on the weights (features are standardised first)
 
 
@@ -92,15 +84,9 @@ def shipped() -> Model:
                  data["span_margin"])
 
 
-def reader_features(readings: Sequence[Reading]) -> dict[str, float]:
-    """The reader's features (see FEATURES) from its readings of the top passages, in
-    their order; all at -MARGIN_CLIP when it read nothing."""
-    if not readings:
-        return dict.fromkeys(READER_FEATURES, -MARGIN_CLIP)
-    best = max(readings, key=lambda reading: reading.margin)
-    values = (best.span_score, best.null_score)
-    return {name: max(-MARGIN_CLIP, min(value, MARGIN_CLIP))
-            for name, value in zip(READER_FEATURES, values, strict=True)}
+def verifier_feature(scores: Sequence[float]) -> float:
+    """The verifier's score of the sentence (0, undecided, when nothing verified it)."""
+    return max(-MARGIN_CLIP, min(scores[0], MARGIN_CLIP)) if scores else 0.0
 
 
 def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[bool], threshold: float = 0.5,

@@ -37,6 +37,7 @@ from qa.answering.quoted import (
     NO_DOCUMENTS,
     NOT_FOUND,
     Read,
+    Verify,
     compose_answer,
     compose_summary,
     evidence_answer,
@@ -67,6 +68,7 @@ class Asker:
     min_score: float
     answer_threshold: float | None = None
     read: Read | None = None
+    verify: Verify | None = None
 
     def search(
         self, queries: list[str], k: int, mode: Mode = "hybrid", within: list[str] | None = None
@@ -261,7 +263,8 @@ def quoted_answer(asked: Asked) -> Response:
     found, asker = asked.found, asked.asker
     return written(asked, compose_answer(
         asked.query, found.vector, found.hits, found.sentences, found.frequencies,
-        asker.answer_threshold, asked=asked.question, read=asker.read))
+        asker.answer_threshold, asked=asked.question, read=asker.read,
+        verify=asker.verify))
 
 
 def written(asked: Asked, extractive: Answer) -> Response:

@@ -262,17 +262,11 @@ def yes_no_subject(question: str) -> frozenset[str]:
 _NAME_PARTICLES = frozenset(("de", "del", "da", "van", "von", "der", "la", "le", "di", "bin"))
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without)\b|"
                        r"n't\b", re.I)
-_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def negated(text: str) -> bool:
     """Whether the text holds a negation ("not", "never", "no", "n't", "without"...)."""
     return bool(_NEGATION.search(text.replace("’", "'")))
-
-
-def numbers(text: str) -> set[str]:
-    """The numbers written in digits in the text, without thousands separators."""
-    return {number.replace(",", "") for number in _DIGITS.findall(text)}
 
 
 def leads_with(subject: frozenset[str], text: str) -> float:

@@ -29,9 +29,9 @@ goes on in lower case) is no label: a quote is a whole sentence.
 
 Whether to answer at all is a separate decision (`assess`, then `qa.answering.answerability`): a
 small logistic regression, fitted to SQuAD 2.0's answerable and unanswerable questions,
-over features of the best sentence (`qa.answering.answerability.FEATURES`: how similar, the rarest
-question word it and its neighbours lack and whether any candidate holds it, a number or
-a negation of the question it lacks). Below its threshold the answer says plainly that
+over two features of the best sentence (`qa.answering.answerability.FEATURES`): how similar it
+is, and how surely the verifier (`qa.answering.verifier`), a model trained to tell whether a
+sentence answers a question, says it does. Below its threshold the answer says plainly that
 the documents do not contain it and cites nothing; a question that names something (a
 name, an acronym, a number) that no passage holds is refused too, and so is one that asks
 for a value of a kind (a clock time, a code, an e-mail address, a phone number, a street
@@ -63,8 +63,6 @@ from qa.answering.question_kinds import (
     leads_with,
     named_things,
     names_the_doer,
-    negated,
-    numbers,
     specific_names,
     spells_out,
     states_a_value,
@@ -83,6 +81,7 @@ from qa.words import PRONOUNS, STOPWORDS, WORD, any_of
 ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
 READ_PASSAGES = 5  # the reader (`qa.answering.reader`) reads this many top passages
 Read = Callable[[str, Sequence[str]], list[Reading]]  # the reader, as `compose_answer` takes it
+Verify = Callable[[str, Sequence[str]], list[float]]  # the verifier (`qa.answering.verifier`)
 WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0,
            "subject": 2.0, "listing": 2.0, "reader": 1.0}
 # a second quote must be an answer of the kind asked as much as the first is (a date, a
@@ -162,7 +161,7 @@ class Assessment:
 def assess(
     question: str, query_vector: np.ndarray, hits: Sequence[Hit],
     sentences: Sequence[SentenceRow], term_frequencies: tuple[Mapping[str, int], int],
-    asked: str | None = None, readings: Sequence[Reading] = (),
+    asked: str | None = None, readings: Sequence[Reading] = (), verify: Verify | None = None,
 ) -> Assessment | None:
     """The sentences of the top hits that best answer a question, and how likely they are
     to answer it; None when the passages hold no quotable sentence.
@@ -172,8 +171,8 @@ def assess(
     asked: the user's own words, when `question` is them read with earlier turns: only a
         name they hold refuses the question when no passage holds it.
     readings: what the reader found in each of the top hits (`hits[i]` for reading i):
-        a sentence holding a span weighs more the surer the reader is of it, and the best
-        span's scores are features.
+        a sentence holding a span weighs more the surer the reader is of it.
+    verify: the verifier, whose score of the sentence to quote first is a feature.
     """
     by_chunk = {hit.chunk_id: hit for hit in hits[:ANSWER_PASSAGES]}
     candidates = _candidates(sentences, by_chunk)
@@ -189,13 +188,23 @@ def assess(
                        _reader_signals(candidates, hits, readings))
     chosen = _best_two(signals, similarities)
     user = asked or question  # a follow-up's own words: the turns before it asked elsewhere
-    features = answer_features(user, spellings(user, held, known), idf, candidates, signals,
-                               chosen[0], held) | answerability.reader_features(readings)
+    features = {"similarity": max(signal.similarity for signal in signals),
+                "verifier": answerability.verifier_feature(
+                    verify(user, [_quoted_text(candidates[chosen[0]], wanted, idf)])
+                    if verify else [])}
     span = max(((hits[r.passage], r) for r in readings), key=lambda found: found[1].margin,
                default=None)
     return Assessment(candidates, signals, chosen, features,
                       _names_unknown(asked or question, wanted, known | held,
                                      [c.text for c in candidates]), wanted, idf, span)
+
+
+def _quoted_text(candidate: "_Candidate", wanted: Mapping[str, str],
+                 idf: Mapping[str, float]) -> str:
+    """The candidate as it would be quoted: with the sentence it refers back to, if any
+    (`_with_antecedent`), so the verifier reads "It was rebuilt..." with what "it" is."""
+    start, end = _with_antecedent(candidate, wanted, idf)
+    return candidate.hit.text[start - candidate.hit.start:end - candidate.hit.start]
 
 
 def _reader_signals(candidates: Sequence["_Candidate"], hits: Sequence[Hit],
@@ -216,18 +225,19 @@ def compose_answer(
     question: str, query_vector: np.ndarray, hits: Sequence[Hit],
     sentences: Sequence[SentenceRow], term_frequencies: tuple[Mapping[str, int], int],
     answer_threshold: float | None = None, asked: str | None = None,
-    read: Read | None = None,
+    read: Read | None = None, verify: Verify | None = None,
 ) -> Answer:
     """Quote the sentences of the top hits that best answer the question, or say none does.
 
     A question is answered when the answerability model (`qa.answering.answerability`) finds its
     best sentence likely enough to answer it (`answer_threshold`, by default the model's
-    own). `read`: the reader, which reads the top READ_PASSAGES passages.
+    own). `read`: the reader, which reads the top READ_PASSAGES passages; `verify`: the
+    verifier, which reads the sentence to quote first.
     See `assess` for the other arguments.
     """
     readings = read(question, [hit.text for hit in hits[:READ_PASSAGES]]) if read else []
     assessment = assess(question, query_vector, hits, sentences, term_frequencies, asked,
-                        readings)
+                        readings, verify)
     if assessment is None:
         return Answer(question, NOT_FOUND, False, ())
     model = answerability.shipped()
@@ -300,24 +310,6 @@ def evidence_answer(claim: str, query_vector: np.ndarray, hits: Sequence[Hit],
     return quoted(claim, [(best.hit, best.sentence.start, best.sentence.end)], score)
 
 
-def answer_features(
-    question: str, wanted: Mapping[str, str], idf: Mapping[str, float],
-    candidates: Sequence["_Candidate"], signals: Sequence[Signals], best: int,
-    held: set[str],
-) -> dict[str, float]:
-    """The answerability features (`qa.answering.answerability.FEATURES`) of candidate `best`, but
-    the reader's (`qa.answering.answerability.reader_features`)."""
-    chosen = candidates[best]
-    window = _window_text(chosen)
-    return {
-        "similarity": max(signal.similarity for signal in signals),
-        "missing_rare": _rarest_missing(wanted, idf, set(content_words(window))),
-        "missing_everywhere": _rarest_missing(wanted, idf, held),
-        "number_missing": float(bool(numbers(question) - numbers(window))),
-        "negation_differs": float(negated(question) != negated(chosen.text)),
-    }
-
-
 def _window_text(candidate: "_Candidate") -> str:
     """The candidate sentence with the sentences either side of it."""
     return " ".join(_text(candidate.hit, s) for s in (candidate.previous, candidate.sentence,
@@ -345,21 +337,6 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
     cells = {index_term(w) for w in content_words(" ".join(value for _, value in fields))}
     selectors = {index_term(w) for w in content_words(question)} - table
     return not selectors or bool(selectors & cells)
-
-
-def _rarest_missing(wanted: Mapping[str, str], idf: Mapping[str, float],
-                    words: set[str]) -> float:
-    """The IDF of the rarest question word (as the passages spell it) that `words` lack,
-    over the IDF of the question's rarest word: 1 when the rarest is missing, 0 when
-    none is."""
-    stems = {index_term(word) for word in words}
-    weights = {word: idf.get(index_term(word), 0.0) for word in wanted}
-    top = max(weights.values(), default=0.0)
-    if top <= 0:
-        return 0.0
-    missing = [weights[word] for word, spelled in wanted.items()
-               if spelled not in words and index_term(spelled) not in stems]
-    return max(missing, default=0.0) / top
 
 
 def compose_summary(question: str, hits: Sequence[Hit], sentences: Sequence[SentenceRow],
