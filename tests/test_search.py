@@ -191,17 +191,6 @@ def test_a_conversation_of_5000_follow_ups_is_answered_from_its_last_turns(seed_
     )
 
 
-def test_a_follow_up_that_goes_on_from_the_question_before_is_searched_with_it():
-    asked = [("How many days of leave do full-time staff get?", "32 days. [1]")]
-
-    for follow_up in ("And for part-time staff?", "what about part-time staff",
-                      "Also, is it more after five years?"):
-        assert standalone_question(follow_up, asked) == (
-            f"How many days of leave do full-time staff get? {follow_up}")
-    assert standalone_question("Andrew Hill's phone number?", asked) == (
-        "Andrew Hill's phone number?")
-
-
 def test_a_follow_up_is_searched_with_the_answer_its_pronoun_refers_to():
     asked = [("Who leads the Dispatch team?", "Bartosz Nowak leads it, in Marrow Heath. [1] "
               "He joined in 2019. [2]")]

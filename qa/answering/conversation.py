@@ -5,10 +5,9 @@ with a pronoun ("How old is his son?") is searched together with the previous
 question of the conversation ("Who is Mike Bonin?"), itself made standalone
 the same way, and, when that question asked for someone or something ("Who...",
 "Which..."), with the first sentence of its answer, which names what the pronoun
-stands for ("Who leads the Dispatch team?" "Bartosz Nowak leads it."). So is a
-question that goes on from the one before without naming it ("And for part-time staff?",
-"What about Sundays?", "Also, who signs it?"). A question that stands on its own is
-searched as it is, so a change of subject is not dragged back.
+stands for ("Who leads the Dispatch team?" "Bartosz Nowak leads it."). A
+question that stands on its own is searched as it is, so a change of subject is not
+dragged back.
 Only the last FOLLOW_UP_TURNS turns are looked at, however long the conversation.
 """
 
@@ -22,8 +21,7 @@ FOLLOW_UP_TURNS = 3
 # ("Why was that fewer...?", "What about this?"), not where they join a clause ("the van
 # that broke down") or point at a noun ("this year")
 _REFERS_BACK = re.compile(
-    r"^\W*(?:and|also|what about|how about)\b|"  # goes on from the question before
-    + any_of(word for word in PRONOUNS if word not in ("this", "that")) + "|"
+    any_of(word for word in PRONOUNS if word not in ("this", "that")) + "|"
     r"\b(?:is|was|are|were|do|does|did|about|of|for|with|from|after|before|since)\s+"
     r"(?:that|this)\b(?!\s+(?:[a-z]+(?:s|ed)|the|an?)\b)", re.IGNORECASE
 )
