@@ -85,6 +85,13 @@ def test_each_page_keeps_its_text_and_its_running_page_number_is_left_out(tmp_pa
     assert [page.strip() for page in pages] == texts
 
 
+def test_pages_alike_but_for_their_number_are_kept_whole():
+    pages = [f"Shipment {n} left the dock.\n{n}" for n in (1, 2, 3)]
+
+    assert [page.split("\n\n") for page in reflow(pages)] == [
+        [f"Shipment {n} left the dock.", str(n)] for n in (1, 2, 3)]
+
+
 def test_a_number_that_differs_from_page_to_page_in_other_ways_is_kept(tmp_path):
     document = _paged(tmp_path / "slips.pdf", "", "Net pay {n}{n}0.00 GBP",
                       "Payslip for March, paid on the last working day of the month.",

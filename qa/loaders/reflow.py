@@ -25,7 +25,8 @@ the typesetter's ("replace-ment"). A soft hyphen is always the typesetter's.
 A line that recurs, digits aside, among the first or last EDGE_LINES lines of at least
 half the pages (two at least) is a running header or footer ("LWF-POL-07 Refund Policy —
 page 2"): it would cut a sentence that runs on to the next page, and be quoted inside it.
-It is kept once, where it first opens a page, and dropped everywhere else. A sentence
+It is kept once, where it first opens a page, and dropped everywhere else; a page of
+nothing but such lines (pages alike but for their number) is kept whole. A sentence
 that runs on to the next page then ends on the page where it began, so it is one sentence.
 """
 
@@ -81,11 +82,12 @@ def _without_running_lines(pages: Sequence[str]) -> list[str]:
     result = []
     for page, edge in zip(lines, edges, strict=True):
         dropped = set()
-        for i, key in edge.items():
-            if key in running:
-                if key in kept or i > _top_end(edge):
-                    dropped.add(i)
-                kept.add(key)
+        if any(line and edge.get(i) not in running for i, line in enumerate(page)):
+            for i, key in edge.items():  # (a page of nothing else is kept whole)
+                if key in running:
+                    if key in kept or i > _top_end(edge):
+                        dropped.add(i)
+                    kept.add(key)
         result.append("\n".join(line for i, line in enumerate(page) if i not in dropped))
     return result
 
