@@ -20,7 +20,7 @@ from fpdf import FPDF
 
 from qa import Index
 from qa.indexing.chunking import split_sentences
-from qa.loaders import formats
+from qa.loaders import formats, pdf
 
 SAFETY = ("The safety officer, Priya Raman, recommends replacing the loading dock lights "
           "before winter.")
@@ -109,12 +109,12 @@ def main() -> None:
         print(f"{'pdf':<11} {'sentences':>13} {'with a break':>13} {'whole':>9}")
         print(f"{'':<11} {'before after':>13} {'before after':>13} {'of':>9}")
         for name, sentences in expected.items():
-            with mock.patch.object(formats, "reflow", list):
+            with mock.patch.object(pdf, "reflow", list):
                 before = sentence_figures(folder / f"{name}.pdf", sentences)
             after = sentence_figures(folder / f"{name}.pdf", sentences)
             print(f"{name:<11} {before[0]:>6} {after[0]:>6} {before[1]:>6} {after[1]:>6} "
                   f"{before[2]:>2} {after[2]:>2} {len(sentences):>2}")
-        with mock.patch.object(formats, "reflow", list):
+        with mock.patch.object(pdf, "reflow", list):
             before = quoted_whole(folder, Path(tmp) / "before")
         after = quoted_whole(folder, Path(tmp) / "after")
         print(f"first quote is the expected sentence, whole: before {before}/{len(QUESTIONS)}, "
