@@ -29,6 +29,7 @@ import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ from qa.index import Index
 from qa.indexing.files import open_regular
 from qa.loaders import drawing, ocr, opendocument, sheets, zipcheck
 from qa.loaders.base import TextBudget
-from qa.loaders.tables import cell_text, row_line
+from qa.loaders.tables import MAX_TITLE_ROWS, cell_text, header_index, row_line
 from qa.loaders.word import word_rows, word_styles
 from qa.settings import Settings
 
@@ -289,8 +290,12 @@ def sheet(data: bytes, suffix: str, page: int | None, quote: str) -> Sheet:
 
 def _shown(name: str, rows: Iterable[Iterable[object]], quote: str, sheets: int) -> Sheet:
     """What `sheet` shows of a sheet's rows, read until the last row shown."""
-    numbered = ((n, [cell_text(c) for c in row]) for n, row in enumerate(rows, 1))
-    top, header = next(((n, cells) for n, cells in numbered if any(cells)), (0, []))
+    numbered: Iterator[tuple[int, list[str]]] = (
+        (n, [cell_text(c) for c in row]) for n, row in enumerate(rows, 1))
+    first = list(islice(((n, cells) for n, cells in numbered if any(cells)), MAX_TITLE_ROWS + 1))
+    at = header_index([cells for _, cells in first])  # title rows above it are not shown
+    top, header = first[at] if first else (0, [])
+    numbered = chain(first[at + 1:], numbered)
     wanted = _IGNORED.sub("", quote).lower()
     budget = TextBudget(Settings().max_chars)
     opening, recent = [], deque[tuple[int, list[str]]]()  # the first rows, the last ones

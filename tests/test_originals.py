@@ -80,6 +80,29 @@ def test_a_scanned_pdf_page_has_its_quoted_line_boxed_as_ocr_reads_it(tmp_path):
     assert max(picture.width, picture.height) == originals.VIEW_SIDE
 
 
+def test_a_sheet_under_a_title_row_shows_its_header_and_marks_the_cited_row():
+    from openpyxl import Workbook
+
+    book = Workbook()
+    prices = book.active
+    prices.title = "Prices"
+    prices.append(["Price list — effective 1 April. Prices include VAT."])
+    prices.append(["Code", "Service", "Price"])
+    prices.append(["VAC01", "Dog booster", 58.5])
+    prices.append(["VAC02", "Cat booster", 52])
+    out = io.BytesIO()
+    book.save(out)
+    data = out.getvalue()
+    quote = next(line for line in load(Path("prices.xlsx"), data).text.splitlines()
+                 if "Cat booster" in line)
+
+    shown = originals.sheet(data, ".xlsx", 1, quote)
+
+    assert quote == "Prices: Code: VAC02; Service: Cat booster; Price: 52."
+    assert shown.header == ["Code", "Service", "Price"]
+    assert shown.marked == {4}
+
+
 def test_a_sentence_that_runs_on_to_the_next_page_is_marked_where_it_begins(tmp_path):
     from fpdf import FPDF
 

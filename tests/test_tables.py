@@ -254,6 +254,29 @@ def test_a_csv_table_is_kept_as_typed_cells_each_row_at_its_sentence(tmp_path):
         "Item: Stove, gas; Notes: Burner, 2 rings; Deposit: 45."
 
 
+def test_a_sheet_s_title_rows_above_its_header_are_sentences_and_the_header_names_the_cells(
+        tmp_path):
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Budget"
+    sheet.append(["Harbour Vets — Annual Budget 2024-25"])
+    sheet.append(["All figures in £, excluding VAT."])
+    sheet.append([])
+    sheet.append(["Line", "North", "South"])
+    sheet.append(["Premises", 88500, 41200])
+    book.save(tmp_path / "budget.xlsx")
+
+    document = _load(tmp_path / "budget.xlsx")
+    [table] = document.tables
+
+    assert document.text.splitlines() == [
+        "Harbour Vets — Annual Budget 2024-25.", "All figures in £, excluding VAT.",
+        "Budget: Line: Premises; North: 88500; South: 41200."]
+    assert table.header == ("Line", "North", "South")
+
+
 def test_a_table_whose_rows_a_loader_left_out_of_the_text_is_not_kept():
     from qa.loaders.base import TextBudget
     from qa.loaders.tables import located, table_lines

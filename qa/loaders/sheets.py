@@ -1,9 +1,11 @@
 """Spreadsheets (.xlsx, .xlsm with openpyxl; .ods with odfpy) and delimited text (.csv,
 .tsv with the standard library's csv): one line per row, each cell named by its column.
 
-Every row goes through `qa.loaders.tables.table_lines`, with the sheet's first non-empty row as
-the header and the sheet name as the caption, so a row found alone says which sheet and
-which columns it belongs to ("Prices: Product: Kettle; Price: 24.50."). Each sheet is a
+Every row goes through `qa.loaders.tables.table_lines`, with the sheet's first non-empty row of
+two or more cells as the header (`header_index`: the rows of one cell above it, a title
+and notes, are lines of their own) and the sheet name as the caption, so a row found
+alone says which sheet and which columns it belongs to ("Prices: Product: Kettle; Price:
+24.50."). Each sheet is a
 page; the page a citation gives is the sheet's number, and its name opens each row.
 openpyxl is opened read-only (rows stream from the XML) with cached formula values
 (data_only), so a formula gives the value Excel last computed. Empty rows and cells are
@@ -17,12 +19,13 @@ import io
 import re
 from collections.abc import Iterable, Iterator
 from datetime import datetime, time
+from itertools import chain, islice
 
 from qa.errors import LoadError
 from qa.loaders import opendocument
 from qa.loaders.base import Loaded, Reading, TextBudget, join_pages
 from qa.loaders.decoding import decode_text
-from qa.loaders.tables import table_lines
+from qa.loaders.tables import MAX_TITLE_ROWS, cell_text, header_index, table_lines
 
 _DECIMALS = re.compile(r"0\.(0+)")  # the decimals of a number format, as in "#,##0.00"
 # a number format's currency or unit: [$€-407], a quoted "EUR" or " kg", a bare $ € £ ¥
@@ -107,9 +110,7 @@ def _with_symbol(shown: object, shape: str) -> object:
 
 def _delimited_lines(data: bytes, delimiter: str | None, budget: TextBudget) -> list[str]:
     """The rows of a CSV or TSV file as lines; the delimiter is detected when None."""
-    rows = _RowCount().bounded(delimited_rows(data, delimiter), "this file")
-    header = next(rows, [])
-    return table_lines(header, rows, budget=budget)
+    return _table(_RowCount().bounded(delimited_rows(data, delimiter), "this file"), "", budget)
 
 
 def delimited_rows(data: bytes, delimiter: str | None) -> Iterator[list[str]]:
@@ -130,11 +131,25 @@ def _sheets_text(sheets: Iterable[tuple[str, Iterable[Iterable[object]]]],
     the rows are read one at a time, as they are written."""
     pages, count = [], _RowCount()
     for name, rows in sheets:
-        kept = count.bounded(rows, f"sheet {name!r}")
-        header = next(kept, None)
-        lines = table_lines(header, kept, name, budget=budget) if header is not None else []
-        pages.append("\n".join(lines))
+        pages.append("\n".join(_table(count.bounded(rows, f"sheet {name!r}"), name, budget)))
     return join_pages(pages)
+
+
+def _table(rows: Iterator[list[object]], caption: str, budget: TextBudget) -> list[str]:
+    """A sheet's non-empty rows as lines: its title rows, then its table (`header_index`)."""
+    first = list(islice(rows, MAX_TITLE_ROWS + 1))
+    if not first:
+        return []
+    at = header_index(first)
+    titles = [_sentence(" ".join(cell_text(cell) for cell in row if cell_text(cell)))
+              for row in first[:at]]
+    budget.charge(sum(len(title) + 1 for title in titles))
+    return titles + table_lines(first[at], chain(first[at + 1:], rows), caption, budget=budget)
+
+
+def _sentence(title: str) -> str:
+    """A title row as a sentence of its own, as each row's line is one."""
+    return title if title.endswith((".", "!", "?", ":")) else f"{title}."
 
 
 class _RowCount:

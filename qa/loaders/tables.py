@@ -21,12 +21,23 @@ from qa.loaders.base import TextBudget
 from qa.loaders.cells import Cell, Table, TableRow, parse_cell
 
 MAX_NAME = 40  # characters of a column name that `row_fields` reads back
+MAX_TITLE_ROWS = 3  # rows of one cell above a sheet's header: its title and notes
 _SPACE = str.maketrans({"\n": " ", "\r": " ", "\t": " ", "\u00a0": " "})
 
 
 def cell_text(cell: object) -> str:
     """A cell's text on one line, with runs of whitespace as one space."""
     return " ".join(str(cell if cell is not None else "").translate(_SPACE).split())
+
+
+def header_index(first_rows: Sequence[Sequence[object]]) -> int:
+    """Where a sheet's header is among its first non-empty rows: under the rows of one
+    filled cell above it (a title, "All figures in £"), at most MAX_TITLE_ROWS of them, so
+    the header is the first row of two or more; the first row when none is."""
+    for i, row in enumerate(first_rows[:MAX_TITLE_ROWS + 1]):
+        if sum(bool(cell_text(cell)) for cell in row) >= 2:
+            return i
+    return 0
 
 
 def table_lines(header: Sequence[object], rows: Iterable[Sequence[object]],
