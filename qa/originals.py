@@ -29,7 +29,7 @@ import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, islice
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ from qa.index import Index
 from qa.indexing.files import open_regular
 from qa.loaders import drawing, ocr, opendocument, sheets, zipcheck
 from qa.loaders.base import TextBudget
-from qa.loaders.tables import MAX_TITLE_ROWS, cell_text, header_index, row_line
+from qa.loaders.tables import cell_text, row_line, split_header
 from qa.loaders.word import word_rows, word_styles
 from qa.settings import Settings
 
@@ -292,10 +292,10 @@ def _shown(name: str, rows: Iterable[Iterable[object]], quote: str, sheets: int)
     """What `sheet` shows of a sheet's rows, read until the last row shown."""
     numbered: Iterator[tuple[int, list[str]]] = (
         (n, [cell_text(c) for c in row]) for n, row in enumerate(rows, 1))
-    first = list(islice(((n, cells) for n, cells in numbered if any(cells)), MAX_TITLE_ROWS + 1))
-    at = header_index([cells for _, cells in first])  # title rows above it are not shown
-    top, header = first[at] if first else (0, [])
-    numbered = chain(first[at + 1:], numbered)
+    _, found, read = split_header(  # title rows above the header are not shown
+        ((n, cells) for n, cells in numbered if any(cells)), lambda item: item[1])
+    top, header = found or (0, [])
+    numbered = chain(read, numbered)  # on from the header: empty rows count again
     wanted = _IGNORED.sub("", quote).lower()
     budget = TextBudget(Settings().max_chars)
     opening, recent = [], deque[tuple[int, list[str]]]()  # the first rows, the last ones

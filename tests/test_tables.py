@@ -3,6 +3,8 @@ columns and its table, in document order, and a question about a row quotes that
 
 from pathlib import Path
 
+import pytest
+
 from qa.loaders.formats import Document, load
 
 
@@ -275,6 +277,22 @@ def test_a_sheet_s_title_rows_above_its_header_are_sentences_and_the_header_name
         "Harbour Vets — Annual Budget 2024-25.", "All figures in £, excluding VAT.",
         "Budget: Line: Premises; North: 88500; South: 41200."]
     assert table.header == ("Line", "North", "South")
+
+
+@pytest.mark.parametrize(("rows", "titles", "header"), [
+    ([["Annual Budget 2024-25"], ["All figures in £."], ["Line", "North"], ["Rent", 5]],
+     [["Annual Budget 2024-25"], ["All figures in £."]], ["Line", "North"]),
+    ([["Entry"], ["Gate locked", "Night porter"]], [], ["Entry"]),  # a one-column header
+    ([["Notes of the day"], ["The gate was locked."], ["The van came at ten."]],
+     [], ["Notes of the day"]),  # a list of one column: no table under a title
+])
+def test_a_sheet_s_header_is_found_under_its_title_rows(rows, titles, header):
+    from qa.loaders.tables import split_header
+
+    above, found, read = split_header(iter(rows), lambda row: row)
+
+    assert (above, found) == (titles, header)
+    assert [*above, found, *read] == rows[:len(above) + 1 + len(read)]
 
 
 def test_a_table_whose_rows_a_loader_left_out_of_the_text_is_not_kept():

@@ -2,7 +2,7 @@
 .tsv with the standard library's csv): one line per row, each cell named by its column.
 
 Every row goes through `qa.loaders.tables.table_lines`, with the sheet's first non-empty row of
-two or more cells as the header (`header_index`: the rows of one cell above it, a title
+two or more cells as the header (`split_header`: the rows of one cell above it, a title
 and notes, are lines of their own) and the sheet name as the caption, so a row found
 alone says which sheet and which columns it belongs to ("Prices: Product: Kettle; Price:
 24.50."). Each sheet is a
@@ -19,13 +19,13 @@ import io
 import re
 from collections.abc import Iterable, Iterator
 from datetime import datetime, time
-from itertools import chain, islice
+from itertools import chain
 
 from qa.errors import LoadError
 from qa.loaders import opendocument
 from qa.loaders.base import Loaded, Reading, TextBudget, join_pages
 from qa.loaders.decoding import decode_text
-from qa.loaders.tables import MAX_TITLE_ROWS, cell_text, header_index, table_lines
+from qa.loaders.tables import cell_text, split_header, table_lines
 
 _DECIMALS = re.compile(r"0\.(0+)")  # the decimals of a number format, as in "#,##0.00"
 # a number format's currency or unit: [$€-407], a quoted "EUR" or " kg", a bare $ € £ ¥
@@ -136,15 +136,14 @@ def _sheets_text(sheets: Iterable[tuple[str, Iterable[Iterable[object]]]],
 
 
 def _table(rows: Iterator[list[object]], caption: str, budget: TextBudget) -> list[str]:
-    """A sheet's non-empty rows as lines: its title rows, then its table (`header_index`)."""
-    first = list(islice(rows, MAX_TITLE_ROWS + 1))
-    if not first:
+    """A sheet's non-empty rows as lines: its title rows, then its table (`split_header`)."""
+    above, header, read = split_header(rows, lambda row: row)
+    if header is None:
         return []
-    at = header_index(first)
     titles = [_sentence(" ".join(cell_text(cell) for cell in row if cell_text(cell)))
-              for row in first[:at]]
+              for row in above]
     budget.charge(sum(len(title) + 1 for title in titles))
-    return titles + table_lines(first[at], chain(first[at + 1:], rows), caption, budget=budget)
+    return titles + table_lines(header, chain(read, rows), caption, budget=budget)
 
 
 def _sentence(title: str) -> str:

@@ -13,15 +13,18 @@ each row's line in the file's final text, so a stored `Table` knows each row's s
 (the row's sentence, which a computed answer quotes).
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from itertools import chain
+from typing import TypeVar
 
 from qa.loaders.base import TextBudget
 from qa.loaders.cells import Cell, Table, TableRow, parse_cell
 
 MAX_NAME = 40  # characters of a column name that `row_fields` reads back
 MAX_TITLE_ROWS = 3  # rows of one cell above a sheet's header: its title and notes
+TITLE_WORDS = 3  # ... each of this many words at least ("Entry" is a one-column header)
+R = TypeVar("R")
 _SPACE = str.maketrans({"\n": " ", "\r": " ", "\t": " ", "\u00a0": " "})
 
 
@@ -30,14 +33,26 @@ def cell_text(cell: object) -> str:
     return " ".join(str(cell if cell is not None else "").translate(_SPACE).split())
 
 
-def header_index(first_rows: Sequence[Sequence[object]]) -> int:
-    """Where a sheet's header is among its first non-empty rows: under the rows of one
-    filled cell above it (a title, "All figures in £"), at most MAX_TITLE_ROWS of them, so
-    the header is the first row of two or more; the first row when none is."""
-    for i, row in enumerate(first_rows[:MAX_TITLE_ROWS + 1]):
-        if sum(bool(cell_text(cell)) for cell in row) >= 2:
-            return i
-    return 0
+def split_header(rows: Iterator[R], cells: Callable[[R], Sequence[object]],
+                 ) -> tuple[list[R], R | None, list[R]]:
+    """A sheet's title rows, its header, and the rows read past the header (the rows
+    under it go on with `rows`), from its non-empty rows (`cells` gives a row's cells).
+    Title rows hold one cell of TITLE_WORDS words or more (a title, "All figures in £,
+    excluding VAT."), at most MAX_TITLE_ROWS of them, and count only above a row of two
+    or more cells, which is then the header; otherwise the first row is."""
+    ahead: list[R] = []
+    for row in rows:
+        ahead.append(row)
+        if not _title_like(cells(row)) or len(ahead) > MAX_TITLE_ROWS:
+            break
+    if ahead and sum(bool(cell_text(cell)) for cell in cells(ahead[-1])) >= 2:
+        return ahead[:-1], ahead[-1], []
+    return [], ahead[0] if ahead else None, ahead[1:]
+
+
+def _title_like(row: Sequence[object]) -> bool:
+    filled = [text for text in map(cell_text, row) if text]
+    return len(filled) == 1 and len(filled[0].split()) >= TITLE_WORDS
 
 
 def table_lines(header: Sequence[object], rows: Iterable[Sequence[object]],
