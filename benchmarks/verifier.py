@@ -48,6 +48,10 @@ SQUAD = ROOT.parent / "shared" / "datasets" / "squad"
 TRAIN_FILES = [SQUAD / "squad2-train-10articles.json", SQUAD / "squad2-dev-15articles.json"]
 WORD = re.compile(r"\w+")
 KINDS = ("answers", "other sentence", "unanswerable", "near miss")
+LORA_RANK = 8
+# the weight matrices of each layer that the low-rank change is made to
+CHANGED = ("attention.self.query", "attention.self.key", "attention.self.value",
+           "attention.output.dense", "intermediate.dense", "output.dense")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,11 +159,11 @@ def trainable(seed: int) -> tuple[verifier.Verifier, dict[str, LowRank]]:
     generator = torch.Generator().manual_seed(seed)
     changed = {}
     for i, layer in enumerate(encoder.encoder.layer):
-        for name in verifier.CHANGED:
+        for name in CHANGED:
             parent, _, child = name.rpartition(".")
             owner = layer.get_submodule(parent)
             changed[f"encoder.layer.{i}.{name}"] = LowRank(getattr(owner, child),
-                                                           verifier.LORA_RANK, generator)
+                                                           LORA_RANK, generator)
             setattr(owner, child, changed[f"encoder.layer.{i}.{name}"])
     qa_outputs = reader.model.qa_outputs
     head = torch.nn.Linear(qa_outputs.in_features, 1)

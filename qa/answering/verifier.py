@@ -4,7 +4,7 @@ sentence answers it.
 The reader (`qa.answering.reader`) reads whole passages and is weak at saying that none
 answers. The verifier reads the one sentence an answer would quote. It is the reader with
 a low-rank change to each of its layers' weights (LoRA: the change to a weight matrix W
-is LORA_SCALE * B @ A, with A and B of rank LORA_RANK) and a scoring layer on [CLS],
+is LORA_SCALE * B @ A, with A and B of rank 8) and a scoring layer on [CLS],
 fitted by `benchmarks/verifier.py` to SQuAD 2.0 (CC BY-SA 4.0): answerable questions with
 the sentence holding their answer, against unanswerable ones, other sentences of the
 paragraph, and near misses (a question with its rarest word the sentence holds swapped
@@ -26,11 +26,7 @@ from qa.indexing.embedding import autocast
 
 WEIGHTS_FILE = Path(__file__).with_name("verifier.safetensors")
 MAX_TOKENS = 128  # question and sentence; a longer sentence is cut
-LORA_RANK = 8
-LORA_SCALE = 2.0
-# the weight matrices of each layer that the low-rank change is made to
-CHANGED = ("attention.self.query", "attention.self.key", "attention.self.value",
-           "attention.output.dense", "intermediate.dense", "output.dense")
+LORA_SCALE = 2.0  # the low-rank change is this times B @ A (the weights say which matrices)
 
 
 class Verifier:
