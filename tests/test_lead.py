@@ -38,6 +38,13 @@ from qa.answering.lead import NO_VERDICT, excerpt, lead
     ("Is the notice period 4 weeks?", "The notice period is four weeks.", "Yes"),  # digits
     ("Is the notice period four weeks?", "The notice period is 4 weeks.", "Yes"),
     ("Is the notice period 3 weeks?", "The notice period is four weeks.", NO_VERDICT),
+    # duty and leave in other words: "compulsory?" of "mandatory", "ok to...?" of "must not"
+    ("Is wearing a hard hat on site compulsory?", "Wearing a hard hat is mandatory on site.",
+     "Yes"),
+    ("Is it ok to park in bay 4?", "Staff must not park in bay 4.", "No"),
+    ("Is the induction course compulsory?", "The induction course is optional.", "No"),
+    ("Are dogs allowed in the cafe?", "Dogs are banned from the cafe.", "No"),
+    ("Is the safety course compulsory?", "Staff may take the safety course.", NO_VERDICT),
     ("Can the kiln run for 6 hours?",  # a limit on something else decides nothing
      "Staff may work no more than 8 hours a day.", NO_VERDICT),
 ])

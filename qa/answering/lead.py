@@ -34,7 +34,7 @@ from qa.answering.question_kinds import content_words, negated
 from qa.indexing.chunking import split_sentences
 from qa.loaders.tables import row_fields
 from qa.stemming import index_term
-from qa.words import NUMBER_WORD, NUMBER_WORDS, PRONOUNS, YES_NO, any_of
+from qa.words import NUMBER_WORD, NUMBER_WORDS, PRONOUNS, WORD, YES_NO, any_of
 
 NO_VERDICT = "The documents do not say yes or no; they say:"
 # words and their opposites, by stem: a quote holding the opposite of a word the question
@@ -56,6 +56,15 @@ for _pair in _PAIRS:
     OPPOSITES.setdefault(_a, set()).add(_b)
     OPPOSITES.setdefault(_b, set()).add(_a)
 
+# the words of duty and of leave: a question may ask in one ("compulsory?", "ok to...?")
+# what the quote says in another ("mandatory", "may", "must not" for a No); a duty implies
+# leave ("must attend" answers "allowed to attend?"), leave no duty
+_DUTY = {"must", "mandatory", "compulsory", "obligatory", "required", "necessary", "need",
+         "needs", "needed"}
+_LEAVE = {"may", "can", "allowed", "permitted", "ok", "okay"}
+DUTY, LEAVE = "<duty>", "<leave>"
+OPPOSITES[DUTY] = {index_term("optional"), index_term("voluntary")}
+OPPOSITES[LEAVE] = OPPOSITES[index_term("allowed")] | OPPOSITES[index_term("permitted")]
 _CHOICE = re.compile(r"\bor\b", re.I)  # "Is it X or Y?" asks which, not whether
 _AGGREGATE = re.compile(r"\b(?:largest|smallest|biggest|highest|lowest|most|least|fewest|"
                         r"total|sum|average|mean|more|less|fewer)\b", re.I)
@@ -152,8 +161,8 @@ def verdict(question: str, quote: str, before: str = "") -> str:
     within it; else NO_VERDICT. The words of `before`, the sentence before the quote,
     count as said when the quote refers back to it ("it", "this"); its polarity does not.
     Small numbers are the same in words and digits ("4 weeks", "four weeks")."""
-    asked = {index_term(word) for word in content_words(in_digits(question))}
-    own = {index_term(word) for word in content_words(in_digits(quote))}
+    asked = {_modal(word) for word in content_words(in_digits(question))}
+    own = {index_term(word) for word in content_words(in_digits(quote))} | _modals(quote)
     said = own | ({index_term(word) for word in content_words(in_digits(before))}
                   if _REFERS_BACK.search(quote) else set())
     opposite = {index_term(prefix + word) for word in content_words(question)
@@ -173,6 +182,17 @@ def verdict(question: str, quote: str, before: str = "") -> str:
     if negated(quote) != negated(question):
         return "No"
     return "Yes" if not missing else NO_VERDICT
+
+
+def _modal(word: str) -> str:
+    """The word's stem, or DUTY or LEAVE for a word of either ("compulsory": DUTY)."""
+    return DUTY if word in _DUTY else LEAVE if word in _LEAVE else index_term(word)
+
+
+def _modals(text: str) -> set[str]:
+    """DUTY and LEAVE as the text says them, stopwords too ("must": both; "may": LEAVE)."""
+    words = set(WORD.findall(text.lower()))
+    return ({DUTY, LEAVE} if words & _DUTY else set()) | ({LEAVE} if words & _LEAVE else set())
 
 
 def within_limit(question: str, quote: str) -> bool | None:
