@@ -131,6 +131,32 @@ def test_an_overview_is_of_the_document_the_question_names_or_refers_to(question
     assert chosen == paths
 
 
+def test_the_name_that_holds_the_rarer_words_of_the_subject_is_the_one_summarised():
+    # both names hold two of the subject's three words; only one holds "infection"
+    policies = [DocumentInfo("/d/POL-03_Controlled_Drugs_Policy.pdf", "Controlled Drugs Policy",
+                             6, ""),
+                DocumentInfo("/d/POL-07_Infection_Control.pdf", "Infection Control", 5, ""),
+                DocumentInfo("/d/Leave_Policy.pdf", "Leave Policy", 3, "")]
+
+    chosen = documents_to_summarize("infection control policy", True, policies,
+                                    lambda: None, lambda t: None)
+
+    assert chosen == ["/d/POL-07_Infection_Control.pdf"]
+
+
+def test_of_names_alike_the_one_whose_text_matches_the_subject_is_summarised():
+    notes = [DocumentInfo("/d/team_meeting_march.txt", "", 3, ""),
+             DocumentInfo("/d/team_meeting_may.txt", "", 3, "")]
+
+    def find(text):
+        return "/d/team_meeting_may.txt"
+
+    assert documents_to_summarize("team meeting", True, notes, lambda: None, find) \
+        == ["/d/team_meeting_may.txt"]
+    assert documents_to_summarize("team meeting", True, notes, lambda: None,
+                                  lambda text: None) == [n.path for n in notes]
+
+
 def test_a_lone_document_is_the_one_summarised():
     assert documents_to_summarize("", True, DOCUMENTS[:1], lambda: None, lambda t: None) \
         == ["/d/safety_report.pdf"]

@@ -23,12 +23,14 @@ by the sentence vectors stored at indexing time, so no model is called:
   (`prose_sentences`), unless nothing else is there to take (a spreadsheet).
 
 They are quoted in document order after the purpose, each cited like any quote, a line
-each. Which document: one the question names (its title or file name), the one a
-follow-up refers to ("this article", "it", "Summarize."), or the whole collection: what
-each of its largest documents is, and its purpose. A subject in quotes names a document
+each. Which document: one the question names (its title or file name; of names alike,
+the one whose text matches the subject best), the one a follow-up refers to ("this
+article", "it", "Summarize."), or the whole collection: what each of its largest
+documents is, and its purpose. A subject in quotes names a document
 (the web chat suggests 'What is “<a document's title or first line>” about?').
 """
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -114,6 +116,9 @@ def documents_to_summarize(
         path = referred()
         return [path] if path else _largest(documents)
     named = _named(subject, documents)
+    if len(named) > 1:  # names alike: the one whose text matches the subject best
+        found = find(subject)
+        return [found] if found in named else named
     if named:
         return named
     nouns = {index_term(word) for word in _DOCUMENT_NOUNS}
@@ -131,15 +136,21 @@ def _largest(documents: Sequence[DocumentInfo]) -> list[str]:
 
 def _named(subject: str, documents: Sequence[DocumentInfo]) -> list[str]:
     """The documents whose title or file name holds most of the subject's words (at least
-    MIN_TITLE_MATCH of them), all of them on a tie."""
+    MIN_TITLE_MATCH of them), all of them on a tie. A word counts by how few names hold it
+    (smoothed inverse document frequency): "the infection control policy" names the
+    infection control policy, not the controlled drugs policy beside it."""
     wanted = {index_term(w) for w in content_words(subject) if w not in _NAME_NOISE}
     if not wanted:
         return []
-    shares = {}
+    held = {}
     for document in documents:
         name = f"{document.title} {Path(document.path).stem}".replace("_", " ")
-        held = {index_term(word) for word in content_words(name)}
-        shares[document.path] = len(wanted & held) / len(wanted)
+        held[document.path] = {index_term(word) for word in content_words(name)}
+    names = list(held.values())
+    weight = {word: 1 + math.log((len(names) + 1) / (1 + sum(word in n for n in names)))
+              for word in wanted}
+    shares = {path: sum(weight[word] for word in wanted & name) / sum(weight.values())
+              for path, name in held.items()}
     best = max(shares.values())
     if best < MIN_TITLE_MATCH:
         return []
