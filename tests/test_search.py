@@ -209,3 +209,17 @@ def test_a_follow_up_is_searched_with_the_answer_its_pronoun_refers_to():
     dated = [("When is the car park closed?", "On Thursday 12 November. [1]")]
     assert standalone_question("Why is it closed that day?", dated) == (  # "it": the car park
         "When is the car park closed? Why is it closed that day?")
+
+
+@pytest.mark.parametrize(("earlier", "follow_up", "searched"), [
+    ("Who is the fire warden at Leeds?", "And at York?", "Who is the fire warden at York?"),
+    ("How much is a day pass for a child?", "what about a pensioner",
+     "How much is a day pass for a pensioner?"),  # the last phrase, from its article
+    ("What was Anna's budget in 2024?", "and Ben's?", "What was Ben's budget in 2024?"),
+    ("What is the fare to Oban?", "and on Sundays?", "What is the fare to Oban on Sundays?"),
+    ("What is the fare to Oban?", "And what does a return cost?",  # a question of its own
+     "And what does a return cost?"),
+])
+def test_a_follow_up_of_only_a_phrase_asks_the_previous_question_of_it(
+        earlier, follow_up, searched):
+    assert standalone_question(follow_up, [(earlier, "An answer. [1]")]) == searched

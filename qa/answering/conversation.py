@@ -8,6 +8,13 @@ the same way, and, when that question asked for someone or something ("Who...",
 stands for ("Who leads the Dispatch team?" "Bartosz Nowak leads it."). A
 question that stands on its own is searched as it is, so a change of subject is not
 dragged back.
+
+A follow-up that opens with "and", "also" or "what about" and says only a phrase ("and at
+the other site?", "what about cats", "and Anna's?") asks the previous question again of
+something else: that phrase takes the place of the previous question's phrase of the
+same form (after the same preposition, or its possessive), else of its last phrase
+(from its last preposition or article): "How much is it for a dog?" "What about cats?"
+is searched as "How much is it for cats?".
 Only the last FOLLOW_UP_TURNS turns are looked at, however long the conversation.
 """
 
@@ -25,6 +32,16 @@ _REFERS_BACK = re.compile(
     r"\b(?:is|was|are|were|do|does|did|about|of|for|with|from|after|before|since)\s+"
     r"(?:that|this)\b(?!\s+(?:[a-z]+(?:s|ed)|the|an?)\b)", re.IGNORECASE
 )
+_ELLIPSIS = re.compile(
+    r"^\s*(?:and|also|plus|what about|how about)\b[\s,]*(?P<phrase>[^?]*?)\s*\??\s*$",
+    re.IGNORECASE)
+_QUESTION_WORD = re.compile(r"^\s*(?:who|whom|whose|what|which|when|where|why|how|is|are|"
+                            r"was|were|do|does|did|can|could|will|would|should)\b", re.I)
+_PREPOSITION = r"(?:at|for|in|on|of|with|from|by|to|under|over|during|about)"
+_OPENS_WITH_PREPOSITION = re.compile(rf"^{_PREPOSITION}\b", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"\b\w+'s\b", re.IGNORECASE)
+_LAST_PHRASE = re.compile(rf"\b(?:{_PREPOSITION}|the|an?)\b(?!.*\b(?:{_PREPOSITION}|the|an?)\b)",
+                          re.IGNORECASE)
 _ASKS_WHO_OR_WHICH = re.compile(r"\s*(?:who|whom|whose|which)\b", re.IGNORECASE)
 _CITATION = re.compile(r"\s*\[\d+\]")
 _SENTENCE = re.compile(r".*?(?:[.!?](?:\s*\[\d+\])*(?=\s|$)|$)", re.S)
@@ -37,6 +54,10 @@ def recent_turns(history: Sequence[tuple[str, str]]) -> Sequence[tuple[str, str]
 
 def standalone_question(question: str, history: Sequence[tuple[str, str]] = ()) -> str:
     """The text to search for `question`, given earlier (question, answer) turns."""
+    phrase = _ELLIPSIS.match(question)
+    if phrase and phrase["phrase"] and not _QUESTION_WORD.match(phrase["phrase"]) and history:
+        previous = standalone_question(history[-1][0], history[:-1])
+        return in_place_of_last_phrase(previous, phrase["phrase"])
     questions = [question]
     for earlier, answer in reversed(recent_turns(history)):
         if not _REFERS_BACK.search(questions[0]):
@@ -44,6 +65,25 @@ def standalone_question(question: str, history: Sequence[tuple[str, str]] = ()) 
         named = first_sentence(answer) if _ASKS_WHO_OR_WHICH.match(earlier) else ""
         questions[:0] = [earlier, named]
     return " ".join(part for part in questions if part)
+
+
+def in_place_of_last_phrase(question: str, phrase: str) -> str:
+    """`question` asked of `phrase` instead: the phrase replaces the question's phrase after
+    the same preposition ("at Ashcombe" for "at Brackenford"; one it lacks is added), its
+    possessive ("Anna's" for "Ben's"), else its last phrase: the words after its last
+    preposition, or from its last article on."""
+    body = question.rstrip(" ?")
+    preposition = _OPENS_WITH_PREPOSITION.match(phrase)
+    if preposition:
+        same = list(re.finditer(rf"\b{preposition.group()}\b", body, re.IGNORECASE))
+        return f"{body[:same[-1].start()] if same else body + ' '}{phrase}?"
+    if _POSSESSIVE.fullmatch(phrase.split()[0]) and _POSSESSIVE.search(body):
+        return _POSSESSIVE.sub(lambda _: phrase, body, count=1) + "?"
+    last = _LAST_PHRASE.search(body)
+    if last is None:
+        return f"{body} {phrase}?"
+    article = last.group().lower() in ("the", "a", "an")
+    return f"{body[:last.start() if article else last.end()].rstrip()} {phrase}?"
 
 
 def first_sentence(answer: str) -> str:
