@@ -1,5 +1,6 @@
 """Summaries lead with prose: a table row, a table's lead-in, a heading, a date line or an
-e-mail header line never stands for a document, though it is as central as any sentence."""
+e-mail header line never stands for a document, though it is as central as any sentence;
+and a table's lead-in is never quoted as an answer either."""
 
 from pathlib import Path
 
@@ -98,3 +99,33 @@ def test_a_summary_of_an_email_with_a_table_quotes_its_prose(tmp_path):
                           for c in answer.citations)
     assert all(reads_as_prose(quote) for quote in quotes), quotes
     assert any(quote.startswith("The kitchen is cleaned") for quote in quotes)
+
+
+NOTICE = """# Probation and notice
+
+New starters complete a six-month probation period. Notice periods are set out below.
+
+| Band / stage | Notice you give | Notice we give |
+| --- | --- | --- |
+| During probation (all) | 1 week | 1 week |
+| Bands A-B | 4 weeks | 4 weeks |
+| Bands C-D | 8 weeks | 8 weeks |
+| Bands E-F (veterinary surgeons) | 3 months | 3 months |
+"""
+
+
+def test_a_tables_lead_in_is_never_quoted_as_an_answer(tmp_path):
+    from qa import Index
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "leaving.md").write_text(NOTICE, encoding="utf-8")
+    index = Index.build([folder], path=tmp_path / "index")
+    try:
+        answers = [index.ask(question) for question in
+                   ("What are the notice periods?", "What is the notice period?")]
+    finally:
+        index.close()
+
+    assert all("set out below" not in answer.text for answer in answers)
+    assert any("Notice you give" in c.quote for c in answers[1].citations)  # a row instead

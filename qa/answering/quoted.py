@@ -71,7 +71,7 @@ from qa.answering.question_kinds import (
 from qa.answering.reader import Reading
 from qa.answering.results import Answer, Citation
 from qa.answering.summary import headings as summary_headings
-from qa.answering.summary import overview
+from qa.answering.summary import is_lead_in, overview
 from qa.backends.base import SentenceRow
 from qa.loaders.tables import row_fields
 from qa.search import Hit, reciprocal_rank_fusion
@@ -107,6 +107,7 @@ NO_DOCUMENTS = ("No documents are indexed yet: add some with `qa index FOLDER` o
 _REFERS_BACK = re.compile(
     any_of((*PRONOUNS, "but", "however", "also", "such", "both", "then", "there")), re.I)
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_DIGIT = re.compile(r"\d")
 _SENTENCE_END = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
 _ENDS_IN_VALUE = re.compile(r"\d[\d.,]*\s*%?\s*$")
 
@@ -618,11 +619,13 @@ def _is_label(line: str, following: str) -> bool:
 
 def _quotable(text: str) -> bool:
     """A statement worth quoting: not a Markdown heading, not a label (a few words with no
-    closing punctuation), not a word or two. A line that ends in a value ("Flat white
-    3.20", a receipt's line) or states an address, a phone number or a time states it,
-    though it has no closing punctuation."""
+    closing punctuation), not a word or two, not a table's lead-in that states no figure
+    ("Notice periods are set out below.": its rows say them). A line that ends in a value
+    ("Flat white 3.20", a receipt's line) or states an address, a phone number or a time
+    states it, though it has no closing punctuation."""
     words = len(WORD.findall(text))
-    if text.lstrip().startswith("#") or words < MIN_QUOTE_WORDS:
+    if (text.lstrip().startswith("#") or words < MIN_QUOTE_WORDS
+            or (is_lead_in(text) and not _DIGIT.search(text))):
         return False
     return words >= 8 or bool(_SENTENCE_END.search(text) or _ENDS_IN_VALUE.search(text)
                               or states_a_value(text))

@@ -157,6 +157,12 @@ def _named(subject: str, documents: Sequence[DocumentInfo]) -> list[str]:
     return [path for path, share in shares.items() if share == best][:COLLECTION_DOCUMENTS]
 
 
+def is_lead_in(text: str) -> bool:
+    """Whether a sentence points at a table or list beside it ("Notice periods are set out
+    below.", "The table below lists..."): what it introduces says more than it does."""
+    return bool(_LEAD_IN.search(text))
+
+
 def reads_as_prose(text: str) -> bool:
     """Whether a sentence says something in prose, rather than being a table row, a
     table's lead-in, a heading or label (no closing full stop), a date line or an e-mail
@@ -164,7 +170,7 @@ def reads_as_prose(text: str) -> bool:
     line = " ".join(text.split())
     words = WORD.findall(line)
     return not (
-        row_fields(line) is not None or _HEADER_FIELD.match(line) or _LEAD_IN.search(line)
+        row_fields(line) is not None or _HEADER_FIELD.match(line) or is_lead_in(line)
         or not _ENDS_SENTENCE.search(line) or line.lstrip().startswith("#")
         or all(_DATE_WORDS.match(word) for word in words))
 
@@ -239,9 +245,9 @@ def headings(hits: Sequence[Hit]) -> list[tuple[int, str]]:
                 n + 1 < len(lines) and lines[n + 1].strip())
             after = next((lines[m] for m in range(n - 1, -1, -1) if lines[m].strip()), "")
             if (alone and text and not reads_as_prose(text) and row_fields(text) is None
-                    and not _HEADER_FIELD.match(text) and not _LEAD_IN.search(text)
+                    and not _HEADER_FIELD.match(text) and not is_lead_in(text)
                     and not _ENDS_SENTENCE.search(text) and not text.endswith(",")
-                    and not _DECIMAL.search(text) and not _LEAD_IN.search(after)
+                    and not _DECIMAL.search(text) and not is_lead_in(after)
                     and len(WORD.findall(text)) <= HEADING_WORDS):
                 found.setdefault(at, text)
             at += len(line) + 1
