@@ -117,6 +117,12 @@ def test_the_fit_is_exact_and_repeatable():
      "Spend 2026: Category: Marketing; Q1: 3,200; Q2: 4,100.", False),
     ("What is the deposit for a company car?",  # the row of something else
      "Loans: Item: Van fuel card; Deposit: 25 pounds.", False),
+    # two years, however written: "24/25" is "2024-25", and "25/26" another span's row
+    ("What is the premises budget for 24/25?",
+     "Budget 2024-25: Line: Premises; Total: 230,500; Notes: lease renewal due 2026.", True),
+    ("What is the premises budget for 25/26?",
+     "Budget 2024-25: Line: Premises; Total: 230,500; Notes: lease renewal due 2026.", False),
+    ("Who is on call on 10 March?", "Rota: Dates: 10-11 March; Vet: Ada Lind.", True),
     ("What is the deposit for a company car?",  # prose is left to the model
      "A company car needs no deposit.", True),
 ])

@@ -108,6 +108,8 @@ _REFERS_BACK = re.compile(
     any_of((*PRONOUNS, "but", "however", "also", "such", "both", "then", "there")), re.I)
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _DIGIT = re.compile(r"\d")
+# two years in a row: "2024-25", "2024/2025", "24/25" (not "10-11", a span of days)
+_YEAR_SPAN = re.compile(r"\b(?:(?:19|20)(\d\d)\s*[/–-]\s*(?:19|20)?|(\d\d)/)(\d\d)\b")
 _SENTENCE_END = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
 _ENDS_IN_VALUE = re.compile(r"\d[\d.,]*\s*%?\s*$")
 
@@ -317,10 +319,20 @@ def _window_text(candidate: "_Candidate") -> str:
                                                       candidate.following) if s)
 
 
+def _years_as_one_word(text: str) -> str:
+    """The text with each span of two years written as one word, however it is written
+    ("2024-25", "24/25", "2024/2025": "years2425"), so that a row of one is none of another."""
+    def one_word(found: re.Match[str]) -> str:
+        first, last = found[1] or found[2], found[3]
+        return f"years{first}{last}" if (int(first) + 1) % 100 == int(last) else found.group()
+    return _YEAR_SPAN.sub(one_word, text)
+
+
 def row_answers(question: str, text: str, title: str = "", asked: str | None = None) -> bool:
     """Whether `text`, if it is a table row, can answer the question: a row is exact data,
     so it does not when the question names a number or code ("2027", "Q4") that the row
-    and its caption lack (another year's row), or names the row it asks about by words
+    and its caption lack (another year's row; two years count as one however written,
+    "24/25" as "2024-25"), or names the row it asks about by words
     that are none of its cells ("the deposit for a company car" of the van fuel card's
     row). Words that name the table (its caption, columns, document) select no row.
     Any other sentence can. `asked`: the user's own words, when `question` is them read
@@ -329,9 +341,9 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
     if row is None:
         return True
     caption, fields = row
-    held = {word.lower() for word in WORD.findall(text)}
+    held = {word.lower() for word in WORD.findall(_years_as_one_word(text))}
     if any(any(c.isdigit() for c in word) and word not in held
-           for word in (w.lower() for w in WORD.findall(asked or question))):
+           for word in (w.lower() for w in WORD.findall(_years_as_one_word(asked or question)))):
         return False
     table = {index_term(w) for w in content_words(" ".join([caption, title,
                                                              *(name for name, _ in fields)]))}
