@@ -26,6 +26,22 @@ def test_abbreviations_and_quotes_do_not_end_sentences():
     assert "Martinez and Herrera have since resigned." in sentences
 
 
+def test_lines_of_labelled_fields_are_a_sentence_each():
+    # minutes' header lines have no full stop: read as one sentence, a quote of who was
+    # present would hold the date and the venue, and a label-less line after them
+    text = ("**Date:** Thursday 12 September 2024, 12:45\n"
+            "**Venue:** Surgery meeting room (others joined online)\n"
+            "**Present:** Dr Helen Marsh (chair), Tom Weir, Imogen Tull, Callum Rees and "
+            "Priya Dent, who took the minutes\n"
+            "Apologies: Dr Lucy Farr\n\n"
+            "Minutes of the previous meeting were accepted.")
+
+    sentences = [text[a:b] for a, b in split_sentences(text)]
+
+    assert sentences[:4] == text.split("\n\n")[0].split("\n")
+    assert sentences[4] == "Minutes of the previous meeting were accepted."
+
+
 def test_chunks_fit_the_budget_and_keep_exact_spans(embedder):
     text = SEED_FILE.read_text(encoding="utf-8")
     document = Document(str(SEED_FILE), "", text)

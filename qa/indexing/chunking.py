@@ -4,7 +4,8 @@ Sentences come from syntok (a real segmenter: "L.A.", quotes and titles do not
 end a sentence), corrected for table rows (`qa.loaders.tables`), each of which is one sentence:
 a named field after a semicolon goes on with it, and a line ending in a full stop
 before a line that opens with a named field ends it; and for lines that are items (a
-list's bullets, a receipt's or a notice's short lines), each of which is one sentence.
+list's bullets, lines of labelled fields, a receipt's or a notice's short lines), each of
+which is one sentence.
 Chunks are budgeted in the embedding model's own tokens, so the model never silently
 truncates one; a sentence longer than the budget is cut at whitespace. A span counts as
 at least one token per CHARS_PER_TOKEN characters, so that a chunk is bounded in
@@ -92,12 +93,16 @@ def _split_rows(text: str, span: Span) -> list[Span]:
 
 
 _BULLET = re.compile(r"[ \t]*(?:[-*•–]|\d{1,2}[.)])[ \t]+\S")
+# a line that opens with a label and a colon: "Present: ...", "**Venue:** ..."
+_FIELD_LINE = re.compile(r"[ \t]*(?:\*\*|__)?[^\W\d][^\n:;.!?*_]{0,40}:(?:\*\*|__)?[ \t]+\S")
 _GOES_ON = re.compile(r"[,\-–(&/]\s*$")  # a line ending so goes on in the next one
 
 
 def _split_lines(text: str, span: Span) -> list[Span]:
     """A sentence cut at its line ends where its lines are items rather than a sentence
-    wrapped: before a bulleted or numbered line, and, in a run of short lines (a receipt,
+    wrapped: before a bulleted or numbered line, between lines that each open with a
+    label ("Date: ...", "Present: ...": a memo's or minutes' fields), and, in a run of
+    short lines (a receipt,
     a notice, an address: every line at most SHORT_LINE characters), before each line
     that does not go on from the one before (in lower case, after a comma, or after a
     word such as "by"). syntok
@@ -111,7 +116,8 @@ def _split_lines(text: str, span: Span) -> list[Span]:
     cuts, offset = [], start
     for line, following in zip(lines, lines[1:], strict=False):
         offset += len(line) + 1
-        if _BULLET.match(following) or (short and following.strip() and not (
+        if _BULLET.match(following) or (_FIELD_LINE.match(line) and _FIELD_LINE.match(
+                following)) or (short and following.strip() and not (
                 following.lstrip()[:1].islower() or _goes_on(line))):
             cuts.append(offset)
     pieces, first = [], start
