@@ -134,6 +134,21 @@ def test_how_many_counts_the_rows_the_question_names():
     assert len(used) == 2
 
 
+@pytest.mark.parametrize("question", [
+    "How many seats will the new electric buses have?",  # the rows are fuel cards
+    "How many weeks of fuel card cover do the buses get?",
+])
+def test_rows_are_never_counted_for_what_they_are_not(question):
+    cards = _rows(["Fuel cards: Card: WF-1001; Vehicles: Electric buses; Depot: Ashby.",
+                   "Fuel cards: Card: WF-1002; Vehicles: Double-deck buses; Depot: Ashby.",
+                   "Fuel cards: Card: WF-1003; Vehicles: Coaches; Depot: Holtby."],
+                  source="fuel_cards.csv")
+
+    assert compute("count", question, cards) is None
+    assert compute("count", "How many cards are at Ashby?", cards)[0].startswith(
+        "Cards (Depot Ashby): 2 (computed")
+
+
 def test_how_many_of_a_column_of_numbers_is_not_a_count():
     rows = _rows(["Offices: Office: North; Staff: 12.", "Offices: Office: South; Staff: 30."])
 

@@ -66,7 +66,9 @@ _MEASURED = re.compile(r"\b(?:longest|oldest|heaviest|expensive|busiest|shortest
                        r"lightest|cheapest|quietest)\b", re.I)
 _WHICH = re.compile(r"^\s*(?:which|what|who|whose)\b", re.I)
 _COUNT = re.compile(r"^\s*how many\s+(?P<noun>.+?)\s+(?:are|is|were|was|have|has|do|does|"
-                    r"did|in|on|at|with|there)\b", re.I)
+                    r"did|will|would|can|could|should|in|on|at|with|there)\b", re.I)
+# words for the people a list of contacts holds, whom no caption or column names
+_PEOPLE = frozenset(("people", "persons", "staff", "employees", "members", "contacts"))
 # "Which teams work in Lyon?": rows by a plural noun, whatever the verb (a list question
 # of question_kinds wants "are", "were"...)
 _WHICH_ROWS = re.compile(r"^\s*(?:which|what)\s+\w+[^s\W]s\s+(?!of\b)\w+", re.I)
@@ -282,16 +284,20 @@ def _listed(question: str, rows: Sequence[Row], columns: list[str],
 
 def _counted(question: str, rows: Sequence[Row], columns: list[str], numeric: list[str],
              label: str | None) -> tuple[str, list[Row]] | None:
-    """How many rows a "how many X" question counts: X names the table (its caption, a
-    column of names or its document), or the question names the rows it counts ("... are
-    based in Lyon"); X is not a column of numbers ("How many staff..." sums, or quotes)."""
+    """How many rows a "how many X" question counts: X's first word (what is counted) is
+    named by the table (its caption, a column of names, or its document), or
+    is people ("How many people ... are based in Lyon?") and the question names the rows
+    it counts; X is not a column of numbers ("How many staff..." sums, or quotes). Rows
+    are never counted for what they are not ("How many seats will the new buses have?"
+    of a list of fuel cards that mentions buses)."""
     noun = _COUNT.match(question)
     assert noun is not None
-    asked = _stems(noun["noun"])
+    first = noun["noun"].split()[0].lower()
     kept = _filtered(question, rows, columns, exclude=None)
-    if _named_column(noun["noun"], numeric) or not (asked & (_named(rows[0]) | _stems(
-            " ".join([rows[0].caption, *(c for c in columns if c not in numeric)])))
-            or len(kept) < len(rows)):  # "How many people ... are based in Lyon?"
+    table = _named(rows[0]) | _stems(" ".join([rows[0].caption,
+                                               *(c for c in columns if c not in numeric)]))
+    if _named_column(noun["noun"], numeric) or not (
+            _stems(first) & table or (first in _PEOPLE and len(kept) < len(rows))):
         return None
     if len(kept) < 2:  # one row is quoted, not counted: it may hold the number asked
         return None
