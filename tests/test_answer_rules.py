@@ -98,6 +98,9 @@ def test_a_word_is_not_read_as_a_misspelling_when_it_may_be_meant(word, held, kn
 @pytest.mark.parametrize(("question", "subject"), [
     ("Summarize this article", ("this article", True)),
     ("Can you give me the gist of the handbook?", ("handbook", True)),
+    ("quick summary of the 3 oct team meeting pls", ("3 oct team meeting", True)),
+    ("summarise the customer FAQ for me please", ("customer faq", True)),
+    ("summary statistics for the trial?", None),  # no summary of anything
     ("What are the main points?", ("", True)),
     ("What is the safety report about?", ("safety report", False)),
     ("What does the memo say?", ("memo", False)),
@@ -142,6 +145,20 @@ def test_the_name_that_holds_the_rarer_words_of_the_subject_is_the_one_summarise
                                     lambda: None, lambda t: None)
 
     assert chosen == ["/d/POL-07_Infection_Control.pdf"]
+
+
+@pytest.mark.parametrize(("subject", "path"), [
+    ("board presentation", "/d/Board_Meeting_Q2.pptx"),  # a slide deck, by its kind
+    ("october meeting notes", "/d/2024-10-03_Team_meeting_notes.txt"),  # a date's month
+    ("h&s meeting notes", "/d/Health_and_Safety_Committee_notes.txt"),  # initials
+])
+def test_a_document_is_named_by_its_kind_the_month_of_its_date_or_its_initials(subject, path):
+    folder = [DocumentInfo(p, "", 3, "") for p in (
+        "/d/Board_Meeting_Q2.pptx", "/d/Board_Meeting_Q2_minutes.docx",
+        "/d/2024-09-12_Team_meeting_notes.txt", "/d/2024-10-03_Team_meeting_notes.txt",
+        "/d/Health_and_Safety_Committee_notes.txt", "/d/Staff_Handbook.docx")]
+
+    assert documents_to_summarize(subject, True, folder, lambda: None, lambda t: None) == [path]
 
 
 def test_of_names_alike_the_one_whose_text_matches_the_subject_is_summarised():

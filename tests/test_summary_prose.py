@@ -129,3 +129,12 @@ def test_a_tables_lead_in_is_never_quoted_as_an_answer(tmp_path):
 
     assert all("set out below" not in answer.text for answer in answers)
     assert any("Notice you give" in c.quote for c in answers[1].citations)  # a row instead
+
+
+def test_a_rule_of_dashes_is_no_heading():
+    from qa.answering.summary import headings
+
+    hit, _ = _passage(["Committee notes", "", "-" * 40, "", "Minutes", "",
+                       "The committee met on Thursday."])
+
+    assert [text for _, text in headings([hit])] == ["Committee notes", "Minutes"]

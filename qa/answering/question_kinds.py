@@ -80,9 +80,12 @@ _SUMMARY_REQUEST = re.compile(
     _POLITE + r"(?:summari[sz]e|sum up|recap|outline|"
     r"(?:give|show|tell|write)(?: me| us)? (?:a |an |the )?(?:short |brief |quick |one-line )?"
     r"(?:summary|overview|gist|synopsis|rundown|outline|recap|main points|key points)|"
+    r"(?:a |an |the )?(?:short |brief |quick |one-line )?(?:summary|overview|gist|synopsis|"
+    r"rundown|recap)(?= of\b)|"
     r"what(?:'s| is| are) the (?:gist|summary|overview|main points?|key points?|main ideas?|"
     r"key ideas?|main takeaways?|key takeaways?|main topics?|key findings|main findings)|"
     r"tl;? ?dr)\b(?:\s+(?:of|for|on|in|about))?(?P<subject>.*?)[\s?.!]*$", re.I)
+_THANKS = re.compile(r"(?:\s+(?:for me|for us|please|pls|plz|thanks|thx|ta))+$", re.I)
 _ABOUT_QUESTION = re.compile(
     _POLITE + r"(?:what(?:'s| is| are| was| were)|tell me what) (?P<subject>.+?)(?: is| are)?"
     r" (?:all |mainly |mostly |really )?about[\s?.!]*$", re.I)
@@ -118,6 +121,7 @@ def summary_subject(question: str) -> tuple[str, bool] | None:
         found = pattern.match(asked)
         if found:
             subject = re.sub(r"^(?:the|a|an)\s+", "", found["subject"].strip(" ,:;-"), flags=re.I)
+            subject = _THANKS.sub("", subject)
             return subject.lower(), outright
     return None
 

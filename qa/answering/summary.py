@@ -43,7 +43,7 @@ from qa.backends.base import SentenceRow
 from qa.loaders.tables import row_fields
 from qa.search import Hit
 from qa.stemming import index_term
-from qa.words import MONTHS, WEEKDAYS, WORD
+from qa.words import MONTH_NAMES, MONTHS, WEEKDAYS, WORD
 
 SUMMARY_SENTENCES = 3  # quoted of one document without headings: its purpose and two more
 MAIN_POINTS = 5  # of one document with headings: a point a section, the weightiest
@@ -90,6 +90,12 @@ KINDS = {  # what a document of each suffix is, as an overview says it
     ".markdown": "a Markdown document", ".txt": "a text file", ".html": "a web page",
     ".htm": "a web page", ".eml": "an e-mail", ".mbox": "a mailbox", ".epub": "an e-book",
 }
+# what people call a document of each kind, besides its name
+_DECK, _SHEET = "slides deck presentation", "spreadsheet sheet workbook"
+KIND_WORDS = {".pptx": _DECK, ".odp": _DECK, ".xlsx": _SHEET, ".xlsm": _SHEET, ".ods": _SHEET,
+              ".eml": "email e-mail mail message", ".mbox": "emails e-mails mailbox"}
+_AMPERSAND = re.compile(r"\b(\w)\s*&\s*(\w)\b")
+_ISO_DATE = re.compile(r"(?<!\d)\d{4}-(\d{2})-(\d{2})(?!\d)")
 _DATE_WORDS = re.compile(
     rf"^(?:\d+(?:st|nd|rd|th)?|{MONTHS}|{WEEKDAYS}|am|pm|of|the|on|at|date|dated|updated|as)$",
     re.I)
@@ -135,17 +141,18 @@ def _largest(documents: Sequence[DocumentInfo]) -> list[str]:
 
 
 def _named(subject: str, documents: Sequence[DocumentInfo]) -> list[str]:
-    """The documents whose title or file name holds most of the subject's words (at least
-    MIN_TITLE_MATCH of them), all of them on a tie. A word counts by how few names hold it
-    (smoothed inverse document frequency): "the infection control policy" names the
-    infection control policy, not the controlled drugs policy beside it."""
+    """The documents whose name (`_name`, or its initials: "H&S") holds most of the
+    subject's words (at least MIN_TITLE_MATCH of them), all of them on a tie. A word counts
+    by how few names hold it (smoothed inverse document frequency): "the infection control
+    policy" names the infection control policy, not the controlled drugs policy beside it."""
+    subject = _AMPERSAND.sub(r"\1\2", subject)  # "H&S": "hs", the initials of a name
     wanted = {index_term(w) for w in content_words(subject) if w not in _NAME_NOISE}
     if not wanted:
         return []
     held = {}
     for document in documents:
-        name = f"{document.title} {Path(document.path).stem}".replace("_", " ")
-        held[document.path] = {index_term(word) for word in content_words(name)}
+        words = content_words(_name(document))
+        held[document.path] = {index_term(word) for word in [*words, *_initials(words)]}
     names = list(held.values())
     weight = {word: 1 + math.log((len(names) + 1) / (1 + sum(word in n for n in names)))
               for word in wanted}
@@ -161,6 +168,24 @@ def is_lead_in(text: str) -> bool:
     """Whether a sentence points at a table or list beside it ("Notice periods are set out
     below.", "The table below lists..."): what it introduces says more than it does."""
     return bool(_LEAD_IN.search(text))
+
+
+def _initials(words: Sequence[str]) -> set[str]:
+    """The initials of each run of two to four words ("health safety": "hs"), which an
+    abbreviation of the name may be."""
+    return {"".join(word[0] for word in words[i:i + n])
+            for n in range(2, 5) for i in range(len(words) - n + 1)}
+
+
+def _name(document: DocumentInfo) -> str:
+    """What a document is called: its title, its file name, the words for its kind ("the
+    board presentation" is a slide deck) and the month and day of a date in its file name
+    ("the 3 oct meeting notes" are "2024-10-03_meeting_notes.txt")."""
+    stem = Path(document.path).stem
+    dated = [f"{MONTH_NAMES[int(month) - 1]} {MONTH_NAMES[int(month) - 1][:3]} {int(day)}"
+             for month, day in _ISO_DATE.findall(stem) if 1 <= int(month) <= 12]
+    kind = KIND_WORDS.get(Path(document.path).suffix.lower(), "")
+    return " ".join([document.title, stem.replace("_", " "), kind, *dated])
 
 
 def reads_as_prose(text: str) -> bool:
@@ -232,9 +257,9 @@ def _weights(vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
 
 def headings(hits: Sequence[Hit]) -> list[tuple[int, str]]:
     """The headings of passages, each once, in order: (document offset, text) of each line
-    that stands alone (blank lines or the passage's ends around it), of a few words and
-    no closing full stop, no table row, lead-in or header (the line after a lead-in, a
-    line of decimals) and no e-mail header line; its # left out."""
+    that stands alone (blank lines or the passage's ends around it), of a few words (not a
+    rule of dashes) and no closing full stop, no table row, lead-in or header (the line
+    after a lead-in, a line of decimals) and no e-mail header line; its # left out."""
     found: dict[int, str] = {}
     for hit in hits:
         lines = hit.text.split("\n")
@@ -244,7 +269,8 @@ def headings(hits: Sequence[Hit]) -> list[tuple[int, str]]:
             alone = not (n and lines[n - 1].strip()) and not (
                 n + 1 < len(lines) and lines[n + 1].strip())
             after = next((lines[m] for m in range(n - 1, -1, -1) if lines[m].strip()), "")
-            if (alone and text and not reads_as_prose(text) and row_fields(text) is None
+            if (alone and WORD.search(text) and not reads_as_prose(text)
+                    and row_fields(text) is None
                     and not _HEADER_FIELD.match(text) and not is_lead_in(text)
                     and not _ENDS_SENTENCE.search(text) and not text.endswith(",")
                     and not _DECIMAL.search(text) and not is_lead_in(after)
