@@ -281,6 +281,7 @@ def test_an_acronym_is_spelled_out_by_a_title_of_its_initials(acronym, text, spe
     ("The review was written by", "Jonas Eklund.", False),
     ("The forklifts are serviced", "every March.", False),
     ("It was built in 1871.", "The tower is tall.", False),
+    ("**Present:** Ada Lind, Bo Berg (Depot Manager, Leeds), Cy", "(Driver), Di Fox", False),
 ])
 def test_a_line_is_a_label_only_when_no_sentence_goes_on_from_it(line, following, label):
     assert _is_label(line, following) == label

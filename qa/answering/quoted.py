@@ -73,6 +73,7 @@ from qa.answering.results import Answer, Citation
 from qa.answering.summary import headings as summary_headings
 from qa.answering.summary import is_lead_in, overview
 from qa.backends.base import SentenceRow
+from qa.indexing.chunking import is_field_line
 from qa.loaders.tables import row_fields
 from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
@@ -623,10 +624,12 @@ def _without_labels(hit: Hit, sentence: SentenceRow) -> SentenceRow:
 def _is_label(line: str, following: str) -> bool:
     """Whether a line is a heading or label rather than the start of a sentence that goes
     on in the next line: it ends in no punctuation (a comma goes on), not in a word such
-    as "the" or "by", and the next line does not go on in lower case."""
+    as "the" or "by", the next line does not go on in lower case, and it is no field whose
+    value wraps ("Present: Ada Lind, Bo Berg" / "(chair), Cy Moss")."""
     words = WORD.findall(line.lower())
     return not (_SENTENCE_END.search(line) or line.rstrip().endswith(",") or not words
-                or words[-1] in STOPWORDS or following.lstrip()[:1].islower())
+                or words[-1] in STOPWORDS or following.lstrip()[:1].islower()
+                or is_field_line(line))
 
 
 def _quotable(text: str) -> bool:

@@ -116,7 +116,7 @@ def _split_lines(text: str, span: Span) -> list[Span]:
     cuts, offset = [], start
     for line, following in zip(lines, lines[1:], strict=False):
         offset += len(line) + 1
-        if _BULLET.match(following) or (_FIELD_LINE.match(line) and _FIELD_LINE.match(
+        if _BULLET.match(following) or (is_field_line(line) and is_field_line(
                 following)) or (short and following.strip() and not (
                 following.lstrip()[:1].islower() or _goes_on(line))):
             cuts.append(offset)
@@ -127,6 +127,13 @@ def _split_lines(text: str, span: Span) -> list[Span]:
             pieces.append((first + len(piece) - len(piece.lstrip()), first + len(piece)))
         first = cut
     return pieces
+
+
+def is_field_line(line: str) -> bool:
+    """Whether a line opens with a label and a colon and goes on with its value ("Present:
+    Ada Lind, Bo Berg", "**Venue:** Room 2"): a field, whose value may wrap to the next
+    line, not a heading."""
+    return _FIELD_LINE.match(line) is not None
 
 
 def _goes_on(line: str) -> bool:
