@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from qa.answering import question_kinds as kinds
-from qa.answering.quoted import WEIGHTS, Signals, _is_label, spellings
+from qa.answering.quoted import WEIGHTS, Signals, _is_label, _quotable, spellings
 from qa.answering.summary import central_sentences, documents_to_summarize, overview
 from qa.backends import DocumentInfo
 
@@ -285,6 +285,16 @@ def test_an_acronym_is_spelled_out_by_a_title_of_its_initials(acronym, text, spe
 ])
 def test_a_line_is_a_label_only_when_no_sentence_goes_on_from_it(line, following, label):
     assert _is_label(line, following) == label
+
+
+@pytest.mark.parametrize(("text", "quotable"), [
+    ("**Can I take my mobility scooter on the bus?**", False),  # an FAQ's question
+    ("Notice periods are set out below.", False),  # a lead-in: its rows answer
+    ("The fees listed below apply from 1 April 2024.", True),  # a lead-in that says a date
+    ("Full-size bikes can't be carried on any of our buses.", True),
+])
+def test_what_is_never_quoted_as_an_answer(text, quotable):
+    assert _quotable(text) is quotable
 
 
 def test_a_column_name_in_a_table_row_is_no_deed():
