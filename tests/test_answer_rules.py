@@ -292,6 +292,7 @@ def test_a_line_is_a_label_only_when_no_sentence_goes_on_from_it(line, following
     ("Notice periods are set out below.", False),  # a lead-in: its rows answer
     ("The fees listed below apply from 1 April 2024.", True),  # a lead-in that says a date
     ("Full-size bikes can't be carried on any of our buses.", True),
+    ("Subject: New fridge van + revised collection rota from Mon 8 Sept", False),
 ])
 def test_what_is_never_quoted_as_an_answer(text, quotable):
     assert _quotable(text) is quotable
@@ -345,6 +346,7 @@ def test_a_number_in_words_or_digits_answers_how_many(text):
     ("The deposit is returned", False), ("Must visitors sign in", True),
     ("May I bring a guest", True), ("what is the deposit", True),
     ("Aspirin lowers the risk of stroke.", False), ("The total is 40?", True),
+    ("whats the reg number of the new van", True),  # typed without its apostrophe
 ])
 def test_input_that_asks_nothing_is_a_statement(text, question):
     assert kinds.is_question(text) is question

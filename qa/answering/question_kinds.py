@@ -47,7 +47,8 @@ from qa.words import (
 
 _QUESTION_START = re.compile(any_of((
     "what", "which", "who", "whom", "whose", "when", "where", "why", "how", *AUXILIARIES,
-    "list", "name", "enumerate", "tell", "explain", "describe")), re.I)
+    "list", "name", "enumerate", "tell", "explain", "describe",
+    "whats", "whos", "wheres", "whens", "hows", "whys")), re.I)  # typed without apostrophes
 _TIME_QUESTION = re.compile(
     r"\b(when|what year|which year|what decade|what century|what date|how long ago)\b", re.I)
 _NUMBER_QUESTION = re.compile(
@@ -87,7 +88,7 @@ _SUMMARY_REQUEST = re.compile(
     r"tl;? ?dr)\b(?:\s+(?:of|for|on|in|about))?(?P<subject>.*?)[\s?.!]*$", re.I)
 _THANKS = re.compile(r"(?:\s+(?:for me|for us|please|pls|plz|thanks|thx|ta))+$", re.I)
 _ABOUT_QUESTION = re.compile(
-    _POLITE + r"(?:what(?:'s| is| are| was| were)|tell me what) (?P<subject>.+?)(?: is| are)?"
+    _POLITE + r"(?:what(?:'s|s| is| are| was| were)|tell me what) (?P<subject>.+?)(?: is| are)?"
     r" (?:all |mainly |mostly |really )?about[\s?.!]*$", re.I)
 _COVER_QUESTION = re.compile(
     _POLITE + r"what (?:does|do) (?P<subject>.+?) (?:say|cover|describe|discuss|"
@@ -131,7 +132,7 @@ def summary_subject(question: str) -> tuple[str, bool] | None:
 # thing must be the head of the question's opening "what is ... X" (up to five words before
 # it), so that "What time are the polonaises written in?" or "Which phone makers..." ask
 # for no such value.
-_WHAT_IS = r"^\s*(?:what|which)(?:'s|’s|\s+(?:is|are|was|were))\s+(?:[\w'’-]+\s+){0,5}?"
+_WHAT_IS = r"^\s*(?:what|which)(?:'s|’s|s|\s+(?:is|are|was|were))\s+(?:[\w'’-]+\s+){0,5}?"
 _CODE = re.compile(r"\b(?=[\w-]*\d)[\w-]{3,}\b")  # a word with a digit: "4471", "B12-X"
 _CLOCK = re.compile(
     r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|o'clock|"
