@@ -42,6 +42,12 @@ def test_lines_of_labelled_fields_are_a_sentence_each():
     assert sentences[4] == "Minutes of the previous meeting were accepted."
 
 
+def test_a_table_row_is_one_sentence_though_its_columns_are_years():
+    row = "Income: Line: Total income; 2024-25 (£): 486,350; 2023-24 (£): 412,780."
+
+    assert [row[a:b] for a, b in split_sentences(row)] == [row]
+
+
 def test_chunks_fit_the_budget_and_keep_exact_spans(embedder):
     text = SEED_FILE.read_text(encoding="utf-8")
     document = Document(str(SEED_FILE), "", text)

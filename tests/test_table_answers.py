@@ -196,6 +196,14 @@ def test_the_table_chosen_is_the_one_whose_words_the_question_uses():
     assert choose_table("Who won the 1998 chess championship?", rows) is None
 
 
+def test_a_table_that_holds_only_the_questions_numbers_is_not_the_one_asked_about():
+    income = _rows(["Income: Line: Donations; 2024-25: 120,400; 2023-24: 98,000.",
+                    "Income: Line: Grants; 2024-25: 60,000; 2023-24: 55,000."], "figures.xlsx")
+
+    assert choose_table("How many kids did we feed altogether in 2024/25?", income) is None
+    assert choose_table("What were total donations in 2024-25?", income) == ("figures.xlsx", 0)
+
+
 # -- through a real index -------------------------------------------------------------
 
 OFFICES_CSV = """Office,City,Staff,Spend

@@ -176,14 +176,16 @@ def choose_table(question: str, rows: Sequence[Row]) -> tuple[str, int] | None:
     contact list" is contacts.csv) hold the largest share of the question's words
     (the words that ask for the computation left out; the first found on a tie); None when
     none holds MIN_SHARE of them ("How many days of leave do staff have?" is not about a
-    lunch menu's days)."""
+    lunch menu's days), or it holds only their numbers ("How many kids did we feed in
+    2024/25?" is not about the income table's 2024-25 column)."""
     wanted = _stems(_without_operation(question))
     held: dict[tuple[str, int], set[str]] = {}
     for row in rows:
         words = _stems(" ".join([row.caption, *row.cells, *_texts(row)])) | _named(row)
         held.setdefault((row.hit.source, row.table), set()).update(wanted & words)
     best = max(held.items(), key=lambda item: len(item[1]), default=None)
-    if best is None or not wanted or len(best[1]) < MIN_SHARE * len(wanted):
+    if best is None or not wanted or len(best[1]) < MIN_SHARE * len(wanted) or all(
+            word.isdigit() for word in best[1]):
         return None
     return best[0]
 

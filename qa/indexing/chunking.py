@@ -61,7 +61,8 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[S
                                for line in _split_lines(text, piece)])
 
 
-_FIELD = re.compile(r"[^\W\d][^\n:;.!?]{0,40}: ")  # "Floor: ", a named value that follows
+# "Floor: ", "2024-25 (£): ": a named value that follows another on its line
+_FIELD = re.compile(r"\w[^\n:;.!?]{0,40}: ")
 
 
 def _join_fields(text: str, spans: list[Span]) -> list[Span]:
