@@ -293,6 +293,9 @@ def test_a_line_is_a_label_only_when_no_sentence_goes_on_from_it(line, following
     ("The fees listed below apply from 1 April 2024.", True),  # a lead-in that says a date
     ("Full-size bikes can't be carried on any of our buses.", True),
     ("Subject: New fridge van + revised collection rota from Mon 8 Sept", False),
+    ("4.1 Volunteers aged 16 and 17", False),  # a numbered heading, though it ends in 17
+    ("Flat white 3.20", True),  # a receipt's line states its price
+    ("14 Quay Street, Esk Harbour", True),  # an address, not a section's number
 ])
 def test_what_is_never_quoted_as_an_answer(text, quotable):
     assert _quotable(text) is quotable

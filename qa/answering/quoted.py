@@ -109,6 +109,7 @@ _REFERS_BACK = re.compile(
     any_of((*PRONOUNS, "but", "however", "also", "such", "both", "then", "there")), re.I)
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _DIGIT = re.compile(r"\d")
+_NUMBERED = re.compile(r"\s*\d+(?:\.\d+)+\.?\s|\s*\d+\.\s")  # a section's number: "4.1 ", "2. "
 _SUBJECT_LINE = re.compile(r"\s*subject:", re.I)
 _ASKS = re.compile(r"\?[\s*_\"'”’)]*$")  # a sentence that ends in a question mark
 # two years in a row: "2024-25", "2024/2025", "24/25" (not "10-11", a span of days)
@@ -639,16 +640,17 @@ def _quotable(text: str) -> bool:
     closing punctuation), not a word or two, not a table's lead-in that states no figure
     ("Notice periods are set out below.": its rows say them), not a question (an FAQ's
     "Can I take my scooter on the bus?": the lines after it answer), not an e-mail's
-    subject line (it names what the e-mail is about; its body says it). A line that ends in a value
-    ("Flat white 3.20", a receipt's line) or states an address, a phone number or a time
-    states it, though it has no closing punctuation."""
+    subject line (it names what the e-mail is about; its body says it). A line that ends
+    in a value ("Flat white 3.20", a receipt's line) or states an address, a phone number
+    or a time states it, though it has no closing punctuation, unless it is a numbered
+    heading ("4.1 Volunteers aged 16 and 17")."""
     words = len(WORD.findall(text))
     if (text.lstrip().startswith("#") or words < MIN_QUOTE_WORDS
             or (is_lead_in(text) and not _DIGIT.search(text)) or _ASKS.search(text)
             or _SUBJECT_LINE.match(text)):
         return False
-    return words >= 8 or bool(_SENTENCE_END.search(text) or _ENDS_IN_VALUE.search(text)
-                              or states_a_value(text))
+    return words >= 8 or bool(_SENTENCE_END.search(text) or (
+        _ENDS_IN_VALUE.search(text) or states_a_value(text)) and not _NUMBERED.match(text))
 
 
 def _text(hit: Hit, sentence: SentenceRow) -> str:
