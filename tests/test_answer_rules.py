@@ -260,6 +260,7 @@ def test_a_list_of_people_counts_full_names_and_a_list_of_things_its_items():
     ("What does the UGSS California forecast model?", [["ugss"], ["california"]]),
     ("Who won in 1805 in Kevin de León's district?", [["1805"], ["kevin", "león"]]),
     ("When was the lighthouse built?", []),
+    ("Who took the notes on 4th June?", [["4"], ["june"]]),  # "4th" of "4 June"
 ])
 def test_a_question_names_what_a_passage_must_hold(question, names):
     assert kinds.specific_names(question) == names
@@ -296,6 +297,7 @@ def test_a_line_is_a_label_only_when_no_sentence_goes_on_from_it(line, following
     ("4.1 Volunteers aged 16 and 17", False),  # a numbered heading, though it ends in 17
     ("Flat white 3.20", True),  # a receipt's line states its price
     ("14 Quay Street, Esk Harbour", True),  # an address, not a section's number
+    ("Notes taken by: Jonah Ferreira", True),  # a field states its value
 ])
 def test_what_is_never_quoted_as_an_answer(text, quotable):
     assert _quotable(text) is quotable

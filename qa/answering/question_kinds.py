@@ -100,6 +100,7 @@ _LIST_QUESTION = re.compile(
     r"^\s*(?:which|what) \w+[^s\W]s (?:were|are|have|had|did|do)\b", re.I)
 _PEOPLE = re.compile(r"\b(?:who|whom|everyone|everybody|people|persons|members|names)\b", re.I)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 _ITEM_BREAK = re.compile(r"[,;]|\band\b")
 
 SentenceTest = Callable[[str, str], float]
@@ -346,5 +347,5 @@ def specific_names(question: str) -> list[list[str]]:
             names.append([w for w in run if w not in STOPWORDS and w not in _NAME_PARTICLES])
             run = []
         if acronym or any(c.isdigit() for c in token):
-            names.append([token.lower()])
+            names.append([_ORDINAL.sub(r"\1", token.lower())])  # "4th June": "4"
     return [name for name in names if name]

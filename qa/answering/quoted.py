@@ -641,15 +641,15 @@ def _quotable(text: str) -> bool:
     ("Notice periods are set out below.": its rows say them), not a question (an FAQ's
     "Can I take my scooter on the bus?": the lines after it answer), not an e-mail's
     subject line (it names what the e-mail is about; its body says it). A line that ends
-    in a value ("Flat white 3.20", a receipt's line) or states an address, a phone number
-    or a time states it, though it has no closing punctuation, unless it is a numbered
-    heading ("4.1 Volunteers aged 16 and 17")."""
+    in a value ("Flat white 3.20", a receipt's line), states an address, a phone number
+    or a time, or is a field ("Notes taken by: Jonah Ferreira") states it, though it has
+    no closing punctuation, unless it is a numbered heading ("4.1 Volunteers aged 16")."""
     words = len(WORD.findall(text))
     if (text.lstrip().startswith("#") or words < MIN_QUOTE_WORDS
             or (is_lead_in(text) and not _DIGIT.search(text)) or _ASKS.search(text)
             or _SUBJECT_LINE.match(text)):
         return False
-    return words >= 8 or bool(_SENTENCE_END.search(text) or (
+    return words >= 8 or is_field_line(text) or bool(_SENTENCE_END.search(text) or (
         _ENDS_IN_VALUE.search(text) or states_a_value(text)) and not _NUMBERED.match(text))
 
 
