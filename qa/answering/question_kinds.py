@@ -333,8 +333,9 @@ def spells_out(acronym: str, text: str) -> bool:
 
 def specific_names(question: str) -> list[list[str]]:
     """The names (runs of capitalised words past the question's first word; an acronym
-    alone) and numbers of a question, each as its lower-case words: what a passage must
-    hold for the question to be about it ("What does the UGSS forecast model?": [["ugss"]])."""
+    alone) and numbers of a question, each as its lower-case words, any of which a passage
+    must hold for the question to be about it ("What does the UGSS forecast model?":
+    [["ugss"]]; an ordinal either way: "4th June": [["4th", "4"], ["june"]])."""
     tokens = _TOKEN.findall(question)[1:]
     names: list[list[str]] = []
     run: list[str] = []
@@ -347,5 +348,6 @@ def specific_names(question: str) -> list[list[str]]:
             names.append([w for w in run if w not in STOPWORDS and w not in _NAME_PARTICLES])
             run = []
         if acronym or any(c.isdigit() for c in token):
-            names.append([_ORDINAL.sub(r"\1", token.lower())])  # "4th June": "4"
+            names.append(list(dict.fromkeys(  # "4th" or "4": "4th June" of "4 June"
+                [token.lower(), _ORDINAL.sub(r"\1", token.lower())])))
     return [name for name in names if name]
