@@ -261,6 +261,7 @@ def test_a_list_of_people_counts_full_names_and_a_list_of_things_its_items():
     ("Who won in 1805 in Kevin de León's district?", [["1805"], ["kevin", "león"]]),
     ("When was the lighthouse built?", []),
     ("Who took the notes on 4th June?", [["4th", "4"], ["june"]]),  # either
+    ("What will the rent be in Jan 2026?", [["jan", "january"], ["2026"]]),
 ])
 def test_a_question_names_what_a_passage_must_hold(question, names):
     assert kinds.specific_names(question) == names

@@ -101,6 +101,8 @@ _LIST_QUESTION = re.compile(
 _PEOPLE = re.compile(r"\b(?:who|whom|everyone|everybody|people|persons|members|names)\b", re.I)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+# a month named short in a question: "Jan" is also "January" (which a passage spells out)
+_MONTH_NAME = {**{name[:3]: name for name in MONTH_NAMES}, "sept": "september"}
 _ITEM_BREAK = re.compile(r"[,;]|\band\b")
 
 SentenceTest = Callable[[str, str], float]
@@ -335,7 +337,8 @@ def specific_names(question: str) -> list[list[str]]:
     """The names (runs of capitalised words past the question's first word; an acronym
     alone) and numbers of a question, each as its lower-case words, any of which a passage
     must hold for the question to be about it ("What does the UGSS forecast model?":
-    [["ugss"]]; an ordinal either way: "4th June": [["4th", "4"], ["june"]])."""
+    [["ugss"]]; an ordinal either way: "4th June": [["4th", "4"], ["june"]]; a month in
+    full too: "Jan": [["jan", "january"]])."""
     tokens = _TOKEN.findall(question)[1:]
     names: list[list[str]] = []
     run: list[str] = []
@@ -345,7 +348,8 @@ def specific_names(question: str) -> list[list[str]]:
             run.append(token.lower())
             continue
         if run:
-            names.append([w for w in run if w not in STOPWORDS and w not in _NAME_PARTICLES])
+            words = [w for w in run if w not in STOPWORDS and w not in _NAME_PARTICLES]
+            names.append(list(dict.fromkeys(words + [_MONTH_NAME.get(w, w) for w in words])))
             run = []
         if acronym or any(c.isdigit() for c in token):
             names.append(list(dict.fromkeys(  # "4th" or "4": "4th June" of "4 June"
