@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from qa.answering.summary import prose_sentences, reads_as_prose
+from tests.helpers import index_of
 
 
 @pytest.mark.parametrize("text", [
@@ -83,12 +84,7 @@ Teams that cannot take their week swap with another team and tell the office man
 
 
 def test_a_summary_of_an_email_with_a_table_quotes_its_prose(tmp_path):
-    from qa import Index
-
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "kitchen_rota.md").write_text(EMAIL, encoding="utf-8")
-    index = Index.build([folder], path=tmp_path / "index")
+    index = index_of(tmp_path, {"kitchen_rota.md": EMAIL})
     try:
         answer = index.ask("Summarize the kitchen rota.")
     finally:
@@ -115,12 +111,7 @@ New starters complete a six-month probation period. Notice periods are set out b
 
 
 def test_a_tables_lead_in_is_never_quoted_as_an_answer(tmp_path):
-    from qa import Index
-
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "leaving.md").write_text(NOTICE, encoding="utf-8")
-    index = Index.build([folder], path=tmp_path / "index")
+    index = index_of(tmp_path, {"leaving.md": NOTICE})
     try:
         answers = [index.ask(question) for question in
                    ("What are the notice periods?", "What is the notice period?")]
