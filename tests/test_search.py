@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qa import QAError
-from qa.answering.conversation import standalone_question
+from qa.answering.conversation import FOLLOW_UP_TURNS, standalone_question
 from qa.answering.quoted import NOT_FOUND
 from qa.search import reciprocal_rank_fusion
 
@@ -223,3 +223,13 @@ def test_a_follow_up_is_searched_with_the_answer_its_pronoun_refers_to():
 def test_a_follow_up_of_only_a_phrase_asks_the_previous_question_of_it(
         earlier, follow_up, searched):
     assert standalone_question(follow_up, [(earlier, "An answer. [1]")]) == searched
+
+
+def test_a_chat_of_5000_phrase_follow_ups_reads_only_its_last_turns():
+    history = [("Who is the fire warden at Leeds?", "Ada Lind. [1]")]
+    history += [(f"And at site {n}?", "Bo Berg. [1]") for n in range(5000)]
+
+    assert standalone_question("And at York?", history) == \
+        standalone_question("And at York?", history[-FOLLOW_UP_TURNS:])
+    assert standalone_question("And at York?", history[:3]) == \
+        "Who is the fire warden at York?"

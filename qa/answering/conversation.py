@@ -56,7 +56,7 @@ def standalone_question(question: str, history: Sequence[tuple[str, str]] = ()) 
     """The text to search for `question`, given earlier (question, answer) turns."""
     phrase = _ELLIPSIS.match(question)
     if phrase and phrase["phrase"] and not _QUESTION_WORD.match(phrase["phrase"]) and history:
-        previous = standalone_question(history[-1][0], history[:-1])
+        previous = standalone_question(history[-1][0], recent_turns(history)[:-1])
         return in_place_of_last_phrase(previous, phrase["phrase"])
     questions = [question]
     for earlier, answer in reversed(recent_turns(history)):
