@@ -32,16 +32,13 @@ _REFERS_BACK = re.compile(
     r"\b(?:is|was|are|were|do|does|did|about|of|for|with|from|after|before|since)\s+"
     r"(?:that|this)\b(?!\s+(?:[a-z]+(?:s|ed)|the|an?)\b)", re.IGNORECASE
 )
-_ELLIPSIS = re.compile(
-    r"^\s*(?:and|also|plus|what about|how about)\b[\s,]*(?P<phrase>[^?]*?)\s*\??\s*$",
-    re.IGNORECASE)
+_ELLIPSIS = re.compile(r"\s*(?:and|also|plus|what about|how about)\b[\s,]*", re.IGNORECASE)
 _QUESTION_WORD = re.compile(r"^\s*(?:who|whom|whose|what|which|when|where|why|how|is|are|"
                             r"was|were|do|does|did|can|could|will|would|should)\b", re.I)
 _PREPOSITION = r"(?:at|for|in|on|of|with|from|by|to|under|over|during|about)"
 _OPENS_WITH_PREPOSITION = re.compile(rf"^{_PREPOSITION}\b", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"\b\w+'s\b", re.IGNORECASE)
-_LAST_PHRASE = re.compile(rf"\b(?:{_PREPOSITION}|the|an?)\b(?!.*\b(?:{_PREPOSITION}|the|an?)\b)",
-                          re.IGNORECASE)
+_PHRASE_START = re.compile(rf"\b(?:{_PREPOSITION}|the|an?)\b", re.IGNORECASE)
 _ASKS_WHO_OR_WHICH = re.compile(r"\s*(?:who|whom|whose|which)\b", re.IGNORECASE)
 _CITATION = re.compile(r"\s*\[\d+\]")
 _SENTENCE = re.compile(r".*?(?:[.!?](?:\s*\[\d+\])*(?=\s|$)|$)", re.S)
@@ -54,10 +51,10 @@ def recent_turns(history: Sequence[tuple[str, str]]) -> Sequence[tuple[str, str]
 
 def standalone_question(question: str, history: Sequence[tuple[str, str]] = ()) -> str:
     """The text to search for `question`, given earlier (question, answer) turns."""
-    phrase = _ELLIPSIS.match(question)
-    if phrase and phrase["phrase"] and not _QUESTION_WORD.match(phrase["phrase"]) and history:
+    phrase = only_a_phrase(question)
+    if phrase and history:
         previous = standalone_question(history[-1][0], recent_turns(history)[:-1])
-        return in_place_of_last_phrase(previous, phrase["phrase"])
+        return in_place_of_last_phrase(previous, phrase)
     questions = [question]
     for earlier, answer in reversed(recent_turns(history)):
         if not _REFERS_BACK.search(questions[0]):
@@ -65,6 +62,16 @@ def standalone_question(question: str, history: Sequence[tuple[str, str]] = ()) 
         named = first_sentence(answer) if _ASKS_WHO_OR_WHICH.match(earlier) else ""
         questions[:0] = [earlier, named]
     return " ".join(part for part in questions if part)
+
+
+def only_a_phrase(question: str) -> str | None:
+    """The phrase a follow-up such as "and at York?" or "what about cats" asks of, or None
+    when the question asks something of its own ("And what does a return cost?")."""
+    opening = _ELLIPSIS.match(question)
+    if opening is None:
+        return None
+    phrase = question[opening.end():].strip().removesuffix("?").strip()
+    return phrase if phrase and "?" not in phrase and not _QUESTION_WORD.match(phrase) else None
 
 
 def in_place_of_last_phrase(question: str, phrase: str) -> str:
@@ -79,9 +86,10 @@ def in_place_of_last_phrase(question: str, phrase: str) -> str:
         return f"{body[:same[-1].start()] if same else body + ' '}{phrase}?"
     if _POSSESSIVE.fullmatch(phrase.split()[0]) and _POSSESSIVE.search(body):
         return _POSSESSIVE.sub(lambda _: phrase, body, count=1) + "?"
-    last = _LAST_PHRASE.search(body)
-    if last is None:
+    starts = list(_PHRASE_START.finditer(body))
+    if not starts:
         return f"{body} {phrase}?"
+    last = starts[-1]
     article = last.group().lower() in ("the", "a", "an")
     return f"{body[:last.start() if article else last.end()].rstrip()} {phrase}?"
 
