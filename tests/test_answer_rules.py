@@ -217,6 +217,10 @@ def test_an_overview_says_what_a_document_is_then_its_points_in_order():
     assert first == ("“news.txt” is a text file:", 0)
     assert [words for words, _ in central] == ["", ""]
     assert [i for _, i in central] == sorted(i for _, i in central) and central[0][1] > 0
+    # a numbered heading names a section, not the document: the file name says what it is
+    numbered = [(0, "1. Purpose"), (100, "Welcome")]
+    assert overview("/docs/Food_Safety_Policy.pdf", "", sentences, vectors, numbered,
+                    points=False) == [("“Food_Safety_Policy.pdf” is a PDF:", 0)]
 
 
 @pytest.mark.parametrize(("question", "subject"), [

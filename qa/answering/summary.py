@@ -94,6 +94,7 @@ KINDS = {  # what a document of each suffix is, as an overview says it
 _DECK, _SHEET = "slides deck presentation", "spreadsheet sheet workbook"
 KIND_WORDS = {".pptx": _DECK, ".odp": _DECK, ".xlsx": _SHEET, ".xlsm": _SHEET, ".ods": _SHEET,
               ".eml": "email e-mail mail message", ".mbox": "emails e-mails mailbox"}
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?\s")  # "1. Purpose" names a section, not a document
 _AMPERSAND = re.compile(r"\b(\w)\s*&\s*(\w)\b")
 _ISO_DATE = re.compile(r"(?<!\d)\d{4}-(\d{2})-(\d{2})(?!\d)")
 _DATE_WORDS = re.compile(
@@ -221,8 +222,8 @@ def overview(path: str, title: str, sentences: Sequence[tuple[int, str]],
     (offset, text) in order; without `points`, only what it is and its purpose."""
     if not sentences:
         return []
-    shown = title.strip() or next((text for at, text in headings if at < sentences[0][0]),
-                                  Path(path).name)
+    shown = title.strip() or next((text for at, text in headings if at < sentences[0][0]
+                                   and not _SECTION_NUMBER.match(text)), Path(path).name)
     kind = KINDS.get(Path(path).suffix.lower(), "a document")
     purpose = next((i for i, (_, text) in enumerate(sentences)
                     if len(WORD.findall(text)) >= PURPOSE_WORDS), 0)
