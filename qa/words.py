@@ -1,6 +1,6 @@
-"""The word patterns every stage shares, one copy each: words, stopwords, numbers written
-in words, months and weekdays, the auxiliaries that open a yes/no question, and the
-pronouns by which a sentence refers back to an earlier one.
+"""The word patterns every stage shares, one copy each: words, stopwords, a section's
+number, numbers written in words, months and weekdays, the auxiliaries that open a yes/no
+question, and the pronouns by which a sentence refers back to an earlier one.
 
 Indexing (`qa.indexing.chunking`, `qa.stemming`) and answering (`qa.answering`) read
 words the same way because they read them here.
@@ -10,6 +10,10 @@ import re
 from collections.abc import Iterable
 
 WORD = re.compile(r"\w+")
+# a section's number opening a heading: "2. Fees", "3.1 Vehicle size" (not "14 Quay Street"
+# or "2024 Budget", which open with a number that numbers no section)
+SECTION_NUMBER = re.compile(
+    r"\s*(?:\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}\.)\s+[^\W\d_]")
 STOPWORDS = frozenset((
     "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and",
     "or", "but", "nor", "is", "are", "was", "were", "be", "been", "being", "am", "do",

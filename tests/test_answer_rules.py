@@ -221,6 +221,8 @@ def test_an_overview_says_what_a_document_is_then_its_points_in_order():
     numbered = [(0, "1. Purpose"), (100, "Welcome")]
     assert overview("/docs/Food_Safety_Policy.pdf", "", sentences, vectors, numbered,
                     points=False) == [("“Food_Safety_Policy.pdf” is a PDF:", 0)]
+    assert overview("/docs/budget.pdf", "", sentences, vectors, [(0, "2024 Budget")],
+                    points=False) == [("“2024 Budget” is a PDF:", 0)]  # a year numbers none
 
 
 @pytest.mark.parametrize(("question", "subject"), [

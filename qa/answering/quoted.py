@@ -77,7 +77,7 @@ from qa.indexing.chunking import is_field_line
 from qa.loaders.tables import row_fields
 from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
-from qa.words import PRONOUNS, STOPWORDS, WORD, any_of
+from qa.words import PRONOUNS, SECTION_NUMBER, STOPWORDS, WORD, any_of
 
 ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
 READ_PASSAGES = 5  # the reader (`qa.answering.reader`) reads this many top passages
@@ -109,7 +109,6 @@ _REFERS_BACK = re.compile(
     any_of((*PRONOUNS, "but", "however", "also", "such", "both", "then", "there")), re.I)
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _DIGIT = re.compile(r"\d")
-_NUMBERED = re.compile(r"\s*\d+(?:\.\d+)+\.?\s|\s*\d+\.\s")  # a section's number: "4.1 ", "2. "
 _SUBJECT_LINE = re.compile(r"\s*subject:", re.I)
 _ASKS = re.compile(r"\?[\s*_\"'”’)]*$")  # a sentence that ends in a question mark
 # two years in a row: "2024-25", "2024/2025", "24/25" (not "10-11", a span of days)
@@ -650,7 +649,7 @@ def _quotable(text: str) -> bool:
             or _SUBJECT_LINE.match(text)):
         return False
     return words >= 8 or is_field_line(text) or bool(_SENTENCE_END.search(text) or (
-        _ENDS_IN_VALUE.search(text) or states_a_value(text)) and not _NUMBERED.match(text))
+        _ENDS_IN_VALUE.search(text) or states_a_value(text)) and not SECTION_NUMBER.match(text))
 
 
 def _text(hit: Hit, sentence: SentenceRow) -> str:

@@ -43,7 +43,7 @@ from qa.backends.base import SentenceRow
 from qa.loaders.tables import row_fields
 from qa.search import Hit
 from qa.stemming import index_term
-from qa.words import MONTH_NAMES, MONTHS, WEEKDAYS, WORD
+from qa.words import MONTH_NAMES, MONTHS, SECTION_NUMBER, WEEKDAYS, WORD
 
 SUMMARY_SENTENCES = 3  # quoted of one document without headings: its purpose and two more
 MAIN_POINTS = 5  # of one document with headings: a point a section, the weightiest
@@ -94,7 +94,6 @@ KINDS = {  # what a document of each suffix is, as an overview says it
 _DECK, _SHEET = "slides deck presentation", "spreadsheet sheet workbook"
 KIND_WORDS = {".pptx": _DECK, ".odp": _DECK, ".xlsx": _SHEET, ".xlsm": _SHEET, ".ods": _SHEET,
               ".eml": "email e-mail mail message", ".mbox": "emails e-mails mailbox"}
-_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?\s")  # "1. Purpose" names a section, not a document
 _AMPERSAND = re.compile(r"\b(\w)\s*&\s*(\w)\b")
 _ISO_DATE = re.compile(r"(?<!\d)\d{4}-(\d{2})-(\d{2})(?!\d)")
 _DATE_WORDS = re.compile(
@@ -222,8 +221,9 @@ def overview(path: str, title: str, sentences: Sequence[tuple[int, str]],
     (offset, text) in order; without `points`, only what it is and its purpose."""
     if not sentences:
         return []
+    # a numbered heading ("1. Purpose") names a section, not the document
     shown = title.strip() or next((text for at, text in headings if at < sentences[0][0]
-                                   and not _SECTION_NUMBER.match(text)), Path(path).name)
+                                   and not SECTION_NUMBER.match(text)), Path(path).name)
     kind = KINDS.get(Path(path).suffix.lower(), "a document")
     purpose = next((i for i, (_, text) in enumerate(sentences)
                     if len(WORD.findall(text)) >= PURPOSE_WORDS), 0)

@@ -33,12 +33,13 @@ that runs on to the next page then ends on the page where it began, so it is one
 import re
 from collections.abc import Sequence
 
+from qa.words import SECTION_NUMBER
+
 EDGE_LINES = 3  # the lines at a page's top and bottom where a running header or footer is
 HEADING_WIDTH = 0.6  # of the column width: a heading line is shorter than this
 _SENTENCE_END = re.compile(r"[.!?:][\"'”’)\]]*$")
 _GOES_ON = re.compile(r"[,;(–—-]$")  # a line ending so is continued by the next
 _BULLET = re.compile(r"[•◦▪‣●■▸○]\s")
-_NUMBERED = re.compile(r"\d{1,2}(\.\d{1,2})*\.?\s+[^\W\d_]")  # "2. Vehicle size", "3.1 Fees"
 _PAGE_NUMBER = re.compile(r"(?i)(page\s+)?\d{1,4}(\s*(/|of)\s*\d{1,4})?")
 _HYPHENS = "-\u2010\u00ad"
 _HYPHENATED = re.compile(rf"(\w+)([{_HYPHENS}])$")
@@ -164,7 +165,7 @@ def _ends_paragraph(line: str, following: str, width: int, opens: bool) -> bool:
     """Whether `line` ends its paragraph, given the line after it (blank: "")."""
     if not following or _BULLET.match(following) or _is_page_number(following):
         return True
-    if _NUMBERED.match(following) and _is_label(following, width):
+    if SECTION_NUMBER.match(following) and _is_label(following, width):
         return True  # a numbered heading
     if _is_page_number(line):
         return True
