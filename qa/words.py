@@ -1,6 +1,6 @@
 """The word patterns every stage shares, one copy each: words, stopwords, a section's
-number, numbers written in words, months and weekdays, the auxiliaries that open a yes/no
-question, and the pronouns by which a sentence refers back to an earlier one.
+number, numbers written in words, months, dates and weekdays, the auxiliaries that open a
+yes/no question, and the pronouns by which a sentence refers back to an earlier one.
 
 Indexing (`qa.indexing.chunking`, `qa.stemming`) and answering (`qa.answering`) read
 words the same way because they read them here.
@@ -40,6 +40,12 @@ MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "
 # a month as dates write it: whole or cut to its first three letters ("Sept" too)
 MONTHS = "|".join(f"{name[:3]}(?:{name[3:]})?" for name in MONTH_NAMES) + "|sept"
 MONTH_NUMBERS = {name[:3]: n for n, name in enumerate(MONTH_NAMES, 1)}
+# a date a text names, day and month in words or ISO: "3 March", "March 3rd", "2026-03-03"
+DATE = re.compile(
+    rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?: of)? (?P<month>{MONTHS})\b|"
+    rf"\b(?P<month2>{MONTHS}) (?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\b|"
+    r"\b\d{4}-(?P<month3>\d{2})-(?P<day3>\d{2})\b", re.I)
+
 WEEKDAYS = "(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 
 # the verbs that open a yes/no question ("Is...", "Did...", "Must...")
@@ -59,3 +65,14 @@ NUMBER_WORD = re.compile(any_of(NUMBER_WORDS), re.I)
 # a number in digits or in words
 NUMBER = re.compile(r"\d|" + any_of([*NUMBER_WORDS, *_LARGE_NUMBER_WORDS]), re.I)
 YES_NO = re.compile(rf"^\s*{any_of(AUXILIARIES)}\s+(?P<rest>.+)", re.I | re.S)
+
+
+def dates(text: str) -> set[tuple[int, int]]:
+    """The (month, day) dates a text names: "3 March", "March 3rd", "2026-03-03"."""
+    found = set()
+    for match in DATE.finditer(text):
+        day = match["day"] or match["day2"] or match["day3"]
+        month = match["month"] or match["month2"]
+        number = MONTH_NUMBERS[month[:3].lower()] if month else int(match["month3"])
+        found.add((number, int(day)))
+    return found

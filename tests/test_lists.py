@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from qa.answering.lists import dates, list_answer, list_items, named_section
+from qa.answering.lists import list_answer, list_items, named_section
 from qa.search import Hit
+from qa.words import dates
 
 MINUTES = """# Harbour Board minutes
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from qa.answering.conversation import standalone_question
 from qa.answering.generated import llm_answer, rewrite_question
-from qa.answering.lists import Section, asks_for_list, dates, list_answer, named_section
+from qa.answering.lists import Section, asks_for_list, list_answer, named_section
 from qa.answering.question_kinds import is_question, summary_subject
 from qa.answering.quoted import (
     ANSWER_PASSAGES,
@@ -52,6 +52,7 @@ from qa.backends.base import SentenceRow, recorded_dim
 from qa.indexing.embedding import Embedder
 from qa.llm.client import LLMConfig
 from qa.search import MAX_K, Hit, Mode, search
+from qa.words import dates
 
 # what `compose_answer` takes besides the question: its vector, the hits, their sentences
 # and the question's words' passage frequencies

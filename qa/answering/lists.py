@@ -24,12 +24,8 @@ from qa.answering.quoted import quoted
 from qa.answering.results import Answer
 from qa.search import Hit
 from qa.stemming import index_term
-from qa.words import MONTH_NUMBERS, MONTHS
+from qa.words import DATE, dates
 
-_DATE = re.compile(
-    rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?: of)? (?P<month>{MONTHS})\b|"
-    rf"\b(?P<month2>{MONTHS}) (?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\b|"
-    r"\b\d{4}-(?P<month3>\d{2})-(?P<day3>\d{2})\b", re.I)
 _LINE = re.compile(r"[^\n]*")
 _CLOSED = re.compile(r"""[.!?;]["'”’)\]]*\s*$""")
 MAX_HEADING = 100  # characters of a line that can head a section
@@ -48,17 +44,6 @@ class Section:
     heading: str
     start: int
     end: int
-
-
-def dates(text: str) -> set[tuple[int, int]]:
-    """The (month, day) dates a text names: "3 March", "March 3rd", "2026-03-03"."""
-    found = set()
-    for match in _DATE.finditer(text):
-        day = match["day"] or match["day2"] or match["day3"]
-        month = match["month"] or match["month2"]
-        number = MONTH_NUMBERS[month[:3].lower()] if month else int(match["month3"])
-        found.add((number, int(day)))
-    return found
 
 
 def headings(text: str) -> list[tuple[int, str]]:
@@ -94,7 +79,7 @@ def list_items(question: str, text: str, start: int = 0,
     text[start:end] the question asks for: the one whose label ("Actions:") holds most of
     the question's words, then whose items do; None when there is no list or none holds
     any of them."""
-    wanted = {index_term(w) for w in content_words(_DATE.sub(" ", question))
+    wanted = {index_term(w) for w in content_words(DATE.sub(" ", question))
               if w not in _LIST_WORDS}
     best: tuple[tuple[int, int], str, list[tuple[int, int]]] | None = None
     for label, items in _lists(text, start, len(text) if end is None else end):

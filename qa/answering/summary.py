@@ -43,7 +43,7 @@ from qa.backends.base import SentenceRow
 from qa.loaders.tables import row_fields
 from qa.search import Hit
 from qa.stemming import index_term
-from qa.words import MONTH_NAMES, MONTHS, SECTION_NUMBER, WEEKDAYS, WORD
+from qa.words import MONTH_NAMES, MONTHS, SECTION_NUMBER, WEEKDAYS, WORD, dates
 
 SUMMARY_SENTENCES = 3  # quoted of one document without headings: its purpose and two more
 MAIN_POINTS = 5  # of one document with headings: a point a section, the weightiest
@@ -95,7 +95,6 @@ _DECK, _SHEET = "slides deck presentation", "spreadsheet sheet workbook"
 KIND_WORDS = {".pptx": _DECK, ".odp": _DECK, ".xlsx": _SHEET, ".xlsm": _SHEET, ".ods": _SHEET,
               ".eml": "email e-mail mail message", ".mbox": "emails e-mails mailbox"}
 _AMPERSAND = re.compile(r"\b(\w)\s*&\s*(\w)\b")
-_ISO_DATE = re.compile(r"(?<!\d)\d{4}-(\d{2})-(\d{2})(?!\d)")
 _DATE_WORDS = re.compile(
     rf"^(?:\d+(?:st|nd|rd|th)?|{MONTHS}|{WEEKDAYS}|am|pm|of|the|on|at|date|dated|updated|as)$",
     re.I)
@@ -181,11 +180,11 @@ def _name(document: DocumentInfo) -> str:
     """What a document is called: its title, its file name, the words for its kind ("the
     board presentation" is a slide deck) and the month and day of a date in its file name
     ("the 3 oct meeting notes" are "2024-10-03_meeting_notes.txt")."""
-    stem = Path(document.path).stem
-    dated = [f"{MONTH_NAMES[int(month) - 1]} {MONTH_NAMES[int(month) - 1][:3]} {int(day)}"
-             for month, day in _ISO_DATE.findall(stem) if 1 <= int(month) <= 12]
+    stem = Path(document.path).stem.replace("_", " ")
+    dated = [f"{MONTH_NAMES[month - 1]} {MONTH_NAMES[month - 1][:3]} {day}"
+             for month, day in dates(stem) if 1 <= month <= 12]
     kind = KIND_WORDS.get(Path(document.path).suffix.lower(), "")
-    return " ".join([document.title, stem.replace("_", " "), kind, *dated])
+    return " ".join([document.title, stem, kind, *dated])
 
 
 def reads_as_prose(text: str) -> bool:
