@@ -67,6 +67,19 @@ NUMBER = re.compile(r"\d|" + any_of([*NUMBER_WORDS, *_LARGE_NUMBER_WORDS]), re.I
 YES_NO = re.compile(rf"^\s*{any_of(AUXILIARIES)}\s+(?P<rest>.+)", re.I | re.S)
 
 
+# two years in a row: "2024-25", "2024/2025", "24/25" (not "10-11", a span of days)
+_YEAR_SPAN = re.compile(r"\b(?:(?:19|20)(\d\d)\s*[/–-]\s*(?:19|20)?|(\d\d)/)(\d\d)\b")
+
+
+def years_as_one_word(text: str) -> str:
+    """The text with each span of two years written as one word, however it is written
+    ("2024-25", "24/25", "2024/2025": "years2425"), so that a row of one is none of another."""
+    def one_word(found: re.Match[str]) -> str:
+        first, last = found[1] or found[2], found[3]
+        return f"years{first}{last}" if (int(first) + 1) % 100 == int(last) else found.group()
+    return _YEAR_SPAN.sub(one_word, text)
+
+
 def dates(text: str) -> set[tuple[int, int]]:
     """The (month, day) dates a text names: "3 March", "March 3rd", "2026-03-03"."""
     found = set()

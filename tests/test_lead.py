@@ -3,7 +3,7 @@ the model."""
 
 import pytest
 
-from qa.answering.lead import NO_VERDICT, excerpt, lead
+from qa.answering.lead import NO_VERDICT, excerpt, lead, row_excerpt
 
 
 @pytest.mark.parametrize(("question", "quote", "expected"), [
@@ -94,6 +94,31 @@ def test_a_short_quote_or_a_row_is_read_whole():
 ])
 def test_a_table_row_gives_the_cell_of_the_column_asked_for(question, quote, expected):
     assert lead(question, quote, span="something else") == expected
+
+
+FOOTFALL = ("Footfall: Month: July; Ashcombe 2024: 33,640; Ashcombe 2025: 30,915; "
+            "Brackenford 2024: 8,940; Brackenford 2025: 9,310.")
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What was the footfall at Brackenford in July 2025?", "9,310"),  # the column most named
+    ("footfall in july at brackenford", None),  # 2024 or 2025: two columns alike
+    ("footfall for july 2025?", None),  # either site
+])
+def test_the_cell_asked_for_is_of_the_column_the_question_names_most(question, expected):
+    assert lead(question, FOOTFALL) == expected
+
+
+def test_a_row_is_shown_by_its_first_cell_and_the_cell_asked_for():
+    sales = ("Sales 2024-25: Month: Dec 2024; Ashcombe – Café: 49,510; Brackenford – Shop: "
+             "92,740; Total: 394,760.")
+    assert lead("cafe takings dec 2024?", sales) == "49,510"  # "café" is one column's only
+    assert row_excerpt("cafe takings dec 2024?", sales) == (
+        "Sales 2024-25: Month: Dec 2024; Ashcombe – Café: 49,510.")
+    budget = "Income stream: Private hire; Ashby Cross 2024/25: 214,000; Holtby 2024/25: 61,000."
+    assert row_excerpt("private hire budget for Ashby Cross in 24/25?", budget) == (
+        "Income stream: Private hire; Ashby Cross 2024/25: 214,000.")
+    assert row_excerpt("footfall in july?", FOOTFALL) is None  # no column asked: the whole row
 
 
 def test_a_quote_that_says_it_is_read_with_the_sentence_before():

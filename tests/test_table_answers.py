@@ -289,7 +289,11 @@ def test_a_question_about_one_row_is_still_quoted(tables_index):
     answer = tables_index.ask("How many staff does the East office have?")
 
     assert "computed" not in answer.text
-    assert answer.citations[0].quote == "Office: East; City: Lyon; Staff: 8; Spend: €950."
+    assert answer.text.startswith("8. Office: East; Staff: 8. [1]")  # the cell, not Lyon's spend
+    first = answer.citations[0]
+    assert first.quote == "Office: East; Staff: 8."
+    whole = first.hit.text[first.start - first.hit.start:first.end - first.hit.start]
+    assert whole == "Office: East; City: Lyon; Staff: 8; Spend: €950."  # the viewer marks the row
 
 
 def test_a_table_that_holds_few_of_the_question_words_is_not_chosen():

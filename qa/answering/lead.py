@@ -11,8 +11,10 @@ for it and the quote decides it:
   and otherwise says the documents do not say yes or no; a quote that limits a quantity
   ("cools for at least 36 hours", "at most two guests") answers No to a question beyond
   the limit ("after 20 hours?", "three guests?") and Yes to one within it;
-- a question about a table row gets the cell of the column it names ("What is the
-  extension of the Finance team?": "2202"): exact data, looked up. A question for the
+- a question about a table row gets the cell of the column it names most ("What is the
+  extension of the Finance team?": "2202"; "footfall at Brackenford in 2025?" of columns
+  by site and year: "Brackenford 2025"), and the row is quoted by that cell and the one
+  naming the row (`row_excerpt`): exact data, looked up. A question for the
   largest, a total or a difference gets none: one row does not answer it (`qa` computes
   such answers from the whole table, or says nothing first);
 - any other question gets the words the reader (`qa.answering.reader`) points at, when it
@@ -34,7 +36,7 @@ from qa.answering.question_kinds import content_words, negated
 from qa.indexing.chunking import split_sentences
 from qa.loaders.tables import row_fields
 from qa.stemming import index_term
-from qa.words import NUMBER_WORD, NUMBER_WORDS, PRONOUNS, WORD, YES_NO, any_of
+from qa.words import NUMBER_WORD, NUMBER_WORDS, PRONOUNS, WORD, YES_NO, any_of, years_as_one_word
 
 NO_VERDICT = "The documents do not say yes or no; they say:"
 # words and their opposites, by stem: a quote holding the opposite of a word the question
@@ -217,15 +219,41 @@ def in_digits(text: str) -> str:
 
 
 def row_value(question: str, quote: str) -> str | None:
-    """A table row's cell in the column the question names and whose value it lacks."""
+    """A table row's cell in the column the question names (`asked_column`)."""
     row = row_fields(quote)
-    if row is None:
+    column = None if row is None else asked_column(question, row[1])
+    return None if column is None else row[1][column][1].rstrip(".")
+
+
+def asked_column(question: str, fields: list[tuple[str, str]]) -> int | None:
+    """Which of a row's (column, value) fields the question asks for: the one whose column
+    shares most words with it ("footfall at Brackenford in July 2025?": "Brackenford
+    2025", not "Brackenford 2024"; "café takings?": "Ashcombe – Café"), not counting words
+    every column holds, nor a field whose value the question already names (the row's
+    key: "July"). None when no column or two columns alike are named."""
+    asked = _terms(question)
+    names = [_terms(column) for column, _ in fields]
+    shared = set.intersection(*names) if names else set()
+    overlap = [len((named - shared) & asked) if not _terms(value) <= asked else 0
+               for named, (_, value) in zip(names, fields, strict=True)]
+    best = max(overlap, default=0)
+    return overlap.index(best) if best and overlap.count(best) == 1 else None
+
+
+def row_excerpt(question: str, quote: str) -> str | None:
+    """A table row shown by the cells asked for: its caption, its first cell (what names
+    the row) and the cell of the column asked for ("Footfall: Month: July; Brackenford
+    2025: 9,310."), when the row has other cells; else None."""
+    row = row_fields(quote)
+    column = None if row is None else asked_column(question, row[1])
+    if row is None or column is None or len(row[1]) <= 2:
         return None
-    asked = {index_term(word) for word in content_words(question)}
-    for column, value in row[1]:
-        named = {index_term(word) for word in content_words(column)}
-        if named and named <= asked and not {index_term(w) for w in content_words(value)} <= asked:
-            return value.rstrip(".")
-    return None
+    caption, fields = row
+    cells = "; ".join(f"{name}: {value}" for name, value in dict.fromkeys(
+        [fields[0], fields[column]]))
+    return f"{caption}: {cells}." if caption else f"{cells}."
 
 
+def _terms(text: str) -> set[str]:
+    """The stems of the text's content words, two years one word ("24/25": "2024-25")."""
+    return {index_term(word) for word in content_words(years_as_one_word(text))}

@@ -53,7 +53,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from qa.answering import answerability
-from qa.answering.lead import EXCERPT_WORDS, excerpt, lead
+from qa.answering.lead import EXCERPT_WORDS, excerpt, lead, row_excerpt
 from qa.answering.question_kinds import (
     answer_type,
     asked_verb,
@@ -77,7 +77,7 @@ from qa.indexing.chunking import is_field_line
 from qa.loaders.tables import row_fields
 from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
-from qa.words import PRONOUNS, SECTION_NUMBER, STOPWORDS, WORD, any_of
+from qa.words import PRONOUNS, SECTION_NUMBER, STOPWORDS, WORD, any_of, years_as_one_word
 
 ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
 READ_PASSAGES = 5  # the reader (`qa.answering.reader`) reads this many top passages
@@ -111,8 +111,6 @@ _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _DIGIT = re.compile(r"\d")
 _SUBJECT_LINE = re.compile(r"\s*subject:", re.I)
 _ASKS = re.compile(r"\?[\s*_\"'”’)]*$")  # a sentence that ends in a question mark
-# two years in a row: "2024-25", "2024/2025", "24/25" (not "10-11", a span of days)
-_YEAR_SPAN = re.compile(r"\b(?:(?:19|20)(\d\d)\s*[/–-]\s*(?:19|20)?|(\d\d)/)(\d\d)\b")
 _SENTENCE_END = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
 _ENDS_IN_VALUE = re.compile(r"\d[\d.,]*\s*%?\s*$")
 
@@ -271,12 +269,26 @@ def compose_answer(
                  span if sure else None)
     if first is not None:
         opening = first if first.endswith((".", ":", "!", "?")) else f"{first}."
+        answer = _cells_shown(asked or question, answer)
         return replace(answer, text=f"{opening} {answer.text}")
     span = span or _read_quote(question, first_quote.quote, read)
     clause = excerpt(first_quote.quote, *span) if span else None
     if clause is None:
         return answer
     return replace(answer, text=f"{clause} [{first_quote.n}] {answer.text}")
+
+
+def _cells_shown(question: str, answer: Answer) -> Answer:
+    """The answer with its first quote, a table row, cut to the cells asked for
+    (`row_excerpt`: the other sites' or years' figures are no answer); its offsets still
+    span the whole row, which the viewer marks."""
+    first = answer.citations[0]
+    shown = row_excerpt(question, first.quote)
+    whole = f"{' '.join(first.quote.split())} [{first.n}]"
+    if shown is None or not answer.text.startswith(whole):
+        return answer
+    return replace(answer, text=f"{shown} [{first.n}]{answer.text[len(whole):]}",
+                   citations=(replace(first, quote=shown), *answer.citations[1:]))
 
 
 def _read_quote(question: str, quote: str, read: Read | None) -> tuple[int, int] | None:
@@ -322,15 +334,6 @@ def _window_text(candidate: "_Candidate") -> str:
                                                       candidate.following) if s)
 
 
-def _years_as_one_word(text: str) -> str:
-    """The text with each span of two years written as one word, however it is written
-    ("2024-25", "24/25", "2024/2025": "years2425"), so that a row of one is none of another."""
-    def one_word(found: re.Match[str]) -> str:
-        first, last = found[1] or found[2], found[3]
-        return f"years{first}{last}" if (int(first) + 1) % 100 == int(last) else found.group()
-    return _YEAR_SPAN.sub(one_word, text)
-
-
 def row_answers(question: str, text: str, title: str = "", asked: str | None = None) -> bool:
     """Whether `text`, if it is a table row, can answer the question: a row is exact data,
     so it does not when the question names a number or code ("2027", "Q4") that the row
@@ -344,9 +347,9 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
     if row is None:
         return True
     caption, fields = row
-    held = {word.lower() for word in WORD.findall(_years_as_one_word(text))}
+    held = {word.lower() for word in WORD.findall(years_as_one_word(text))}
     if any(any(c.isdigit() for c in word) and word not in held
-           for word in (w.lower() for w in WORD.findall(_years_as_one_word(asked or question)))):
+           for word in (w.lower() for w in WORD.findall(years_as_one_word(asked or question)))):
         return False
     table = {index_term(w) for w in content_words(" ".join([caption, title,
                                                              *(name for name, _ in fields)]))}

@@ -14,9 +14,11 @@ from qa.search import Hit
 
 @dataclass(frozen=True, slots=True)
 class Citation:
-    """What `[n]` in an answer points to: a passage, and the sentence quoted from it.
+    """What `[n]` in an answer points to: a passage, and the sentence quoted from it (of a
+    table row, the cells asked for).
 
-    start, end: the quote's character offsets in the source document's text.
+    start, end: the quote's character offsets in the source document's text (of a table
+    row, the whole row's).
     """
 
     n: int
