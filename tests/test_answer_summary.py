@@ -65,6 +65,52 @@ def test_a_named_document_is_summarised_by_what_it_is_then_its_points_in_order(o
     assert all(not c.quote.startswith("#") for c in answer.citations)
 
 
+MINUTES = """KILN CLUB COMMITTEE - MINUTES
+
+Present: Ada Lind (Chair); Bo Berg; Cy Moss; Di Park
+Apologies: Ed Holt
+
+1. MINUTES OF THE LAST MEETING
+The minutes of the June meeting were agreed as a correct record.
+
+2. KILN REPAIRS
+The second kiln needs a new element. The committee agreed to spend up to 400 pounds on it.
+
+3. MEMBERSHIP
+There are now 64 members. The waiting list was closed in July.
+
+4. OPEN DAY
+The open day will be held on 14 September. Bo will print the posters.
+
+5. GLAZE STORE
+The glaze store will be moved to the back room by the end of August.
+
+6. SAFETY
+Cy reported that the fire blanket has been replaced. Everyone was reminded to wear gloves.
+
+7. ANY OTHER BUSINESS
+The club will buy a second wheel for beginners.
+"""
+
+
+def test_minutes_are_summarised_item_by_item(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "committee_minutes.txt").write_text(MINUTES, encoding="utf-8")
+    # the same items as Markdown headings right above their text
+    markdown = MINUTES.replace("\n\n", "\n\n## ").replace("## KILN", "# KILN")
+    (tmp_path / "docs" / "trustee_minutes.md").write_text(markdown, encoding="utf-8")
+    index = Index.build([tmp_path / "docs"], path=tmp_path / "index")
+    for name in ("committee", "trustee"):
+        answer = index.ask(f"Summarise the {name} minutes")
+        lines = answer.text.split("\n")
+        assert "Present" not in lines[0]  # who came is no purpose
+        items = [line.split(":")[0] for line in lines[1:]]
+        assert items == ["2. KILN REPAIRS", "3. MEMBERSHIP", "4. OPEN DAY",
+                         "5. GLAZE STORE", "6. SAFETY", "7. ANY OTHER BUSINESS"], name
+        assert "agreed to spend up to 400 pounds" in answer.text
+    index.close()
+
+
 def test_news_is_summarised_from_its_lead(office):
     answer = office.ask("What is the ferry news about?")
 

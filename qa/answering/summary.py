@@ -5,10 +5,11 @@ An overview question ("What is this document about?", "Summarize the handbook", 
 are the main points?") has no sentence that answers it; it wants what the document is
 and what it says (`overview`). It opens with what the document is, its title and kind
 ("“Board Meeting Q3 2024” is a Word document:"), and its purpose in its own words (its
-first sentence of prose that is more than a greeting); then, for one document, its main
-points in order: under each of its headings, the sentence that says most of that
-section, a decision or a figure first ("Forecast: Revenue for the quarter was 412,000
-pounds… [1]"), for at most MAIN_POINTS sections (those with most to say). A document
+first sentence of prose that is more than a greeting or a field such as "Present: ...");
+then, for one document, its main points in order: under each of its headings, the
+sentence that says most of that section, a decision, a figure or the section's first
+sentence first ("Forecast: Revenue for the quarter was 412,000 pounds… [1]"), for at most
+MAIN_POINTS sections (those with most to say). A document
 without headings (an article) gives its central sentences instead. Sentences are weighed
 by the sentence vectors stored at indexing time, so no model is called:
 
@@ -40,14 +41,16 @@ import numpy as np
 from qa.answering.question_kinds import content_words
 from qa.backends import DocumentInfo
 from qa.backends.base import SentenceRow
+from qa.indexing.chunking import is_field_line
 from qa.loaders.tables import row_fields
 from qa.search import Hit
 from qa.stemming import index_term
 from qa.words import MONTH_NAMES, MONTHS, SECTION_NUMBER, WEEKDAYS, WORD, dates
 
 SUMMARY_SENTENCES = 3  # quoted of one document without headings: its purpose and two more
-MAIN_POINTS = 5  # of one document with headings: a point a section, the weightiest
+MAIN_POINTS = 8  # of one document with headings: a point a section, the weightiest
 DECISION_BONUS, FIGURE_BONUS = 0.15, 0.1  # a section's point states one first
+LEAD_BONUS = 0.1  # ... or is its first sentence, which most often says what it is about
 HEADING_WORDS = 12  # a heading is a line of at most this many words
 PURPOSE_WORDS = 6  # a document's purpose: its first sentence of at least this many words
 COLLECTION_DOCUMENTS = 5  # a collection's summary quotes its this many largest documents
@@ -224,8 +227,8 @@ def overview(path: str, title: str, sentences: Sequence[tuple[int, str]],
     shown = title.strip() or next((text for at, text in headings if at < sentences[0][0]
                                    and not SECTION_NUMBER.match(text)), Path(path).name)
     kind = KINDS.get(Path(path).suffix.lower(), "a document")
-    purpose = next((i for i, (_, text) in enumerate(sentences)
-                    if len(WORD.findall(text)) >= PURPOSE_WORDS), 0)
+    purpose = next((i for i, (_, text) in enumerate(sentences)  # not "Present: Ada, Bo"
+                    if len(WORD.findall(text)) >= PURPOSE_WORDS and not is_field_line(text)), 0)
     chosen = [(f"“{shown}” is {kind}:", purpose)]
     rest = [i for i in range(len(sentences)) if i != purpose]
     if not points or not rest:
@@ -240,7 +243,7 @@ def overview(path: str, title: str, sentences: Sequence[tuple[int, str]],
         central = central_sentences(vectors[rest], SUMMARY_SENTENCES - 1)
         return chosen + [("", rest[i]) for i in central]
     weight = _weights(vectors, [text for _, text in sentences])
-    best = {max(members, key=lambda i: weight[i]): heading
+    best = {max(members, key=lambda i: weight[i] + LEAD_BONUS * (i == members[0])): heading
             for heading, members in sections.items()}
     kept = sorted(sorted(best, key=lambda i: -weight[i])[:MAIN_POINTS])
     return chosen + [(f"{headings[best[i]][1]}:", i) for i in kept]
@@ -257,7 +260,9 @@ def _weights(vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
 
 def headings(hits: Sequence[Hit]) -> list[tuple[int, str]]:
     """The headings of passages, each once, in order: (document offset, text) of each line
-    that stands alone (blank lines or the passage's ends around it), of a few words (not a
+    that stands alone (blank lines or the passage's ends around it; a Markdown heading, or
+    a numbered or capitalised line after a blank line, may have its text right below
+    it: `_opens_section`), of a few words (not a
     rule of dashes) and no closing full stop, no table row, lead-in or header (the line
     after a lead-in, a line of decimals) and no e-mail header line; its # left out."""
     found: dict[int, str] = {}
@@ -266,8 +271,10 @@ def headings(hits: Sequence[Hit]) -> list[tuple[int, str]]:
         at = hit.start
         for n, line in enumerate(lines):
             text = line.strip().lstrip("#").strip()
-            alone = not (n and lines[n - 1].strip()) and not (
-                n + 1 < len(lines) and lines[n + 1].strip())
+            after_blank = not (n and lines[n - 1].strip())
+            following = lines[n + 1] if n + 1 < len(lines) else ""
+            alone = line.lstrip().startswith("#") or after_blank and (
+                not following.strip() or _opens_section(text, following))
             after = next((lines[m] for m in range(n - 1, -1, -1) if lines[m].strip()), "")
             if (alone and WORD.search(text) and not reads_as_prose(text)
                     and row_fields(text) is None
@@ -278,6 +285,14 @@ def headings(hits: Sequence[Hit]) -> list[tuple[int, str]]:
                 found.setdefault(at, text)
             at += len(line) + 1
     return sorted(found.items())
+
+
+def _opens_section(line: str, following: str) -> bool:
+    """Whether a line after a blank line heads the text right below it: it is numbered
+    ("3. Forklift near miss") or in capitals ("FIRST AID"), and the line below is not the
+    next item of a list."""
+    return bool(SECTION_NUMBER.match(line) or line.isupper()) and not (
+        SECTION_NUMBER.match(following) or following.isupper())
 
 
 def central_sentences(vectors: np.ndarray, count: int) -> list[int]:
