@@ -249,6 +249,11 @@ def test_a_yes_no_question_is_decided_by_a_sentence_about_its_subject():
     ("Which teams are on floor 4?", True),
     ("Which team is on floor 4?", False),
     ("Who was at the meeting?", False),
+    ("which volunteer roles need a DBS check?", True),  # words before the plural
+    ("what capital projects are planned for next year", True),
+    ("who are the first aiders at the depot?", True),
+    ("what percentage of sales was online?", False),  # "sales" is of the percentage
+    ("what time does the shop open?", False),
 ])
 def test_a_list_question_is_told_apart(question, listing):
     assert kinds.is_list_question(question) == listing

@@ -59,6 +59,24 @@ def test_the_operation_a_question_asks_for(question, operation):
     assert question_operation(question) == operation
 
 
+STAFF = ["Staff: Name: Ada Lind; Site: Leeds; First aider: Yes; DBS check: Enhanced.",
+         "Staff: Name: Bo Berg; Site: Leeds; First aider: No; DBS check: None.",
+         "Staff: Name: Cy Moss; Site: York; First aider: Yes; DBS check: Basic.",
+         "Staff: Name: Di Park; Site: Leeds; First aider: Yes; DBS check: None."]
+
+
+@pytest.mark.parametrize(("question", "names"), [
+    ("who are the first aiders at Leeds?", ["Ada Lind", "Di Park"]),  # Yes, and in Leeds
+    ("which staff need a DBS check?", ["Ada Lind", "Cy Moss"]),  # any but None
+    ("which staff dont need a DBS check", ["Bo Berg", "Di Park"]),  # typed without "'"
+])
+def test_a_list_keeps_the_rows_a_yes_or_no_column_says_yes_to(question, names):
+    headline, used = compute("list", question, _rows(STAFF))
+
+    assert [row.cells["Name"].text for row in used] == names
+    assert headline.startswith("Name")
+
+
 @pytest.mark.parametrize(("cell", "kind", "value", "shown"), [
     ("1,240", "number", 1240.0, ("", "")),
     ("€1,240.50", "amount", 1240.5, ("€", "")),

@@ -97,7 +97,12 @@ _COVER_QUESTION = re.compile(
 SUBJECT_SPAN = 6  # the first words of a sentence, where its own subject stands
 _LIST_QUESTION = re.compile(
     r"^\s*(?:please\s+)?(?:list|name|enumerate)\b|\b(?:everyone|everybody)\b|"
-    r"^\s*(?:which|what) \w+[^s\W]s (?:were|are|have|had|did|do)\b", re.I)
+    r"^\s*(?:which|what) \w+[^s\W]s (?:were|are|have|had|did|do)\b|"
+    # "which volunteer roles need...", "who are the first aiders...": things, a plural
+    r"^\s*(?:which|what)\s+(?:(?!(?:of|for|in|on|per)\b)\w+\s+){0,3}"
+    r"(?!(?:does|is|was|has|this|its)\b)\w+[^s\W']s\s+"
+    r"(?!of\b|for\b|in\b|on\b|per\b)\w|"
+    r"^\s*who\s+(?:are|were)\s+(?:the\s+|our\s+)?(?:\w+\s+){0,2}\w+[^s\W']s\b", re.I)
 _PEOPLE = re.compile(r"\b(?:who|whom|everyone|everybody|people|persons|members|names)\b", re.I)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
@@ -268,8 +273,9 @@ def yes_no_subject(question: str) -> frozenset[str]:
 
 
 _NAME_PARTICLES = frozenset(("de", "del", "da", "van", "von", "der", "la", "le", "di", "bin"))
-_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without)\b|"
-                       r"n't\b", re.I)
+# "cant", "dont": typed without the apostrophe
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without|"
+                       r"(?:can|don|doesn|didn|isn|aren|wasn|weren|won)t)\b|n't\b", re.I)
 
 
 def negated(text: str) -> bool:

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from qa.answering.question_kinds import content_words, is_list_question
+from qa.answering.question_kinds import content_words, is_list_question, negated
 from qa.answering.quoted import quoted
 from qa.answering.results import Answer
 from qa.backends.base import SentenceRow
@@ -50,6 +50,9 @@ from qa.stemming import index_term
 from qa.words import WORD
 
 MIN_SHARE = 0.5  # of the question's words that the table it is about must hold
+MAX_FLAG_VALUES = 4  # a column of this many values at most, one a no, says yes or no
+_NO_CELLS = frozenset(("no", "none", "n", "n/a", "na", "-", "–", "—", "false", "nil",
+                       "not required", "not needed"))
 MAX_SHOWN = 12  # cells written out in a computation; more are summarised as "N rows"
 NOT_STORED = ("This table was indexed before its cells were stored, so nothing is computed "
               "from it; its rows are quoted (qa index --rebuild stores them).")
@@ -230,7 +233,7 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
         return None
     columns = list(dict.fromkeys(name for row in rows for name in row.cells))
     numeric = [c for c in columns if _is_numeric(c, rows)]
-    label = _label_column(question, columns, numeric)
+    label = _label_column(question, columns, numeric + _flags(rows, columns))
     if operation == "list":
         return _listed(question, rows, columns, label)
     if operation == "count":
@@ -270,13 +273,15 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
 def _listed(question: str, rows: Sequence[Row], columns: list[str],
             label: str | None) -> tuple[str, list[Row]] | None:
     """The rows a list question asks for: its column must be named ("Which teams..."), or
-    the question names the table's document and the rows ("List all contacts in Lyon":
-    contacts.csv, its first column of names)."""
+    the question names the table's document or a column of yes and no, and the rows ("List
+    all contacts in Lyon": contacts.csv, its first column of names; "Who are the first
+    aiders in Lyon?": the names whose "First aider" is Yes)."""
     if label is None:
         return None
     kept = _filtered(question, rows, columns, exclude=label)
-    if not _stems(question) & _stems(label) and not (
-            _stems(question) & _named(rows[0]) and len(kept) < len(rows)):
+    filters_by = _stems(question) & _named(rows[0]) or any(  # its document or a flag
+        _named_column(question, [column]) for column in _flags(rows, columns))
+    if not _stems(question) & _stems(label) and not (filters_by and len(kept) < len(rows)):
         return None
     values = [row.cells[label].text for row in kept if label in row.cells]
     if not values:
@@ -483,7 +488,7 @@ def _without_operation(question: str) -> str:
 
 def _label_column(question: str, columns: list[str], numeric: list[str]) -> str | None:
     """The column that names a row: the one of names the question names ("Which team"),
-    else the first column of names."""
+    else the first column of names; `numeric`: the columns that name none (numbers, flags)."""
     names = [column for column in columns if column not in numeric]
     return _named_column(question, names) or (names[0] if names else None)
 
@@ -493,16 +498,35 @@ def _filtered(question: str, rows: Sequence[Row], columns: list[str],
     """The rows with a cell the question names ("in Lyon", "on floor 2": a number counts
     when its column is named too), in each column where it names some rows but not all;
     all rows when it names none."""
-    kept = list(rows)
+    kept, flags = list(rows), _flags(rows, columns)
     for column in columns:
         if column == exclude:
             continue
         named = [row for row in rows if column in row.cells and _names(
             question, row.cells[column].text) and (not _is_numeric(column, rows)
                                                     or _named_column(question, [column]))]
+        if column in flags and _named_column(question, [column]):  # "need a DBS check"
+            named = [row for row in rows if _says_no(row, column) == negated(question)]
         if named and len(named) < len(rows):
             kept = [row for row in kept if row in named]
     return kept
+
+
+def _flags(rows: Sequence[Row], columns: list[str]) -> list[str]:
+    """The columns that say of each row yes or no, or what kind if yes ("First aider":
+    Yes, No; "DBS check": None, Basic, Enhanced): a few values, one of them a no."""
+    flags = []
+    for column in columns:
+        values = {row.cells[column].text.strip().lower() for row in rows if column in row.cells}
+        if values & _NO_CELLS and 1 < len(values) <= MAX_FLAG_VALUES:
+            flags.append(column)
+    return flags
+
+
+def _says_no(row: Row, column: str) -> bool:
+    """Whether the row's cell in a flag column is a no (or the row has none)."""
+    cell = row.cells.get(column)
+    return cell is None or cell.text.strip().lower() in _NO_CELLS
 
 
 def _where(question: str, kept: Sequence[Row], columns: list[str], column: str | None) -> str:
@@ -539,4 +563,5 @@ def _named(row: Row) -> set[str]:
 
 
 def _stems(text: str) -> set[str]:
-    return {index_term(word) for word in content_words(text)}
+    """The stems of the text's content words, "_" a space ("e_voucher": e, voucher)."""
+    return {index_term(word) for word in content_words(text.replace("_", " "))}
