@@ -248,7 +248,9 @@ def test_a_yes_no_question_is_decided_by_a_sentence_about_its_subject():
     ("Name the teams on floor 4.", True),
     ("Which teams are on floor 4?", True),
     ("Which team is on floor 4?", False),
-    ("Who was at the meeting?", False),
+    ("Who was at the meeting?", True),  # everyone who was
+    ("who attended the board meeting", True),
+    ("Who was the chair?", False),
     ("which volunteer roles need a DBS check?", True),  # words before the plural
     ("what capital projects are planned for next year", True),
     ("who are the first aiders at the depot?", True),

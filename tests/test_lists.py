@@ -127,3 +127,14 @@ def test_what_was_decided_at_a_named_meeting_lists_its_items_whatever_their_word
     answer = list_answer(question, notes, section, lambda: [hit])
 
     assert [c.quote for c in answer.citations] == ["Buy a van.", "Paint the shop."]
+
+
+def test_who_was_at_a_meeting_is_never_answered_by_a_list_of_things():
+    notes = ("Clinic notes\n\nMeeting of 6 November\nPresent: Ada Lind, Bo Berg, Cy Moss.\n"
+             "Targets for the clinic:\n- Clinic waits under ten minutes\n- Clinic notes "
+             "filed the same day\n")
+    hit = Hit(1, 1, "notes.txt", "", notes, 0, len(notes), None, 1.0, 0.5)
+    for question in ("Who was at the clinic meeting on 6 November?",
+                     "who attended the clinic meeting"):
+        assert list_answer(question, notes, named_section(question, notes),
+                           lambda: [hit]) is None, question

@@ -19,7 +19,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from qa.answering.question_kinds import content_words, is_list_question
+from qa.answering.question_kinds import (
+    asks_for_people,
+    content_words,
+    is_list_question,
+    named_things,
+)
 from qa.answering.quoted import quoted
 from qa.answering.results import Answer
 from qa.search import Hit
@@ -130,8 +135,9 @@ def list_answer(question: str, text: str, section: Section | None,
     found = list_items(question, text, start, end)
     if found is None and section is not None:  # "What was decided on 6 November?"
         found = max(_lists(text, start, end), key=lambda run: len(run[1]), default=None)
-    if found is None:
-        return None
+    if found is None or asks_for_people(question) and not all(
+            named_things(question, text[a:b]) for a, b in found[1]):
+        return None  # "Who was at...?" is not answered by a list of targets
     label, items = found
     hits = read()
     spans = []

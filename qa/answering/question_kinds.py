@@ -102,7 +102,8 @@ _LIST_QUESTION = re.compile(
     r"^\s*(?:which|what)\s+(?:(?!(?:of|for|in|on|per)\b)\w+\s+){0,3}"
     r"(?!(?:does|is|was|has|this|its)\b)\w+[^s\W']s\s+"
     r"(?!of\b|for\b|in\b|on\b|per\b)\w|"
-    r"^\s*who\s+(?:are|were)\s+(?:the\s+|our\s+)?(?:\w+\s+){0,2}\w+[^s\W']s\b", re.I)
+    r"^\s*who\s+(?:are|were)\s+(?:the\s+|our\s+)?(?:\w+\s+){0,2}\w+[^s\W']s\b|"
+    r"^\s*who\s+(?:attended|(?:was|were)\s+(?:at|present|there)|came\s+to)\b", re.I)
 _PEOPLE = re.compile(r"\b(?:who|whom|everyone|everybody|people|persons|members|names)\b", re.I)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
@@ -294,6 +295,11 @@ def is_list_question(question: str) -> bool:
     return bool(_LIST_QUESTION.search(question))
 
 
+def asks_for_people(question: str) -> bool:
+    """Whether the question asks who ("Who was at...?", "Name everyone...")."""
+    return bool(_PEOPLE.search(question))
+
+
 def named_things(question: str, text: str) -> int:
     """How many things of the kind a list question asks for the sentence names: people
     ("Name everyone who...", "Which members...") as full names, runs of two or more
@@ -307,7 +313,7 @@ def named_things(question: str, text: str) -> int:
         elif length:
             runs.append(length)
             length = 0
-    if _PEOPLE.search(question):
+    if asks_for_people(question):
         return sum(run >= 2 for run in runs)
     return max(len(runs), len(_ITEM_BREAK.findall(text)) + 1)
 
