@@ -5,7 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from qa.answering.lists import list_answer, list_items, named_section
+from qa import Index
+from qa.answering.lists import (
+    decision_subject,
+    decisions,
+    list_answer,
+    list_items,
+    named_section,
+)
 from qa.search import Hit
 from qa.words import dates
 
@@ -138,3 +145,62 @@ def test_who_was_at_a_meeting_is_never_answered_by_a_list_of_things():
                      "who attended the clinic meeting"):
         assert list_answer(question, notes, named_section(question, notes),
                            lambda: [hit]) is None, question
+
+
+@pytest.mark.parametrize(("question", "subject"), [
+    ("What did the health & safety committee decide?", "health safety committee"),
+    ("what got decided at the june coordinators meeting", "june coordinators meeting"),
+    ("What was agreed at the board meeting?", "board meeting"),
+    ("What did the board say about the van?", None),  # no decision asked for
+])
+def test_a_question_for_a_meetings_decisions_names_the_meeting(question, subject):
+    assert decision_subject(question) == subject
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """Each line of `text` a sentence, as chunking would cut these."""
+    spans, at = [], 0
+    for line in text.split("\n"):
+        if line.strip():
+            spans.append((at + len(line) - len(line.lstrip()), at + len(line)))
+        at += len(line) + 1
+    return spans
+
+
+def _decided(text: str) -> list[str]:
+    headings = [(a, text[a:b]) for a, b in _spans(text) if text[a:b].isupper()]
+    return [text[a:b] for a, b in decisions(text, _spans(text), headings)]
+
+
+def test_a_meetings_decisions_are_its_decisions_section_else_its_labelled_decisions():
+    minutes = ("NOTES\nThe van was discussed. It was agreed to wait.\n\nDECISIONS\n"
+               "D1 Buy the van.\nD2 Sell the old trailer.\n\nACTIONS\nA1 Ada books a test drive.\n")
+    assert _decided(minutes) == ["D1 Buy the van.", "D2 Sell the old trailer."]
+    labelled = ("Van\nKevin reported 14 approved drivers.\nDECISION: The old van will be sold.\n"
+                "Rota\n**Decision:** The app is used from May.\n")
+    assert _decided(labelled) == ["DECISION: The old van will be sold.",
+                                  "**Decision:** The app is used from May."]
+    said = "Van\nKevin reported on the van.\nThe board agreed to sell it.\n"
+    assert _decided(said) == ["The board agreed to sell it."]
+
+
+def test_what_a_named_meeting_decided_is_answered_from_its_notes(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "kiln_club_minutes.txt").write_text(
+        "KILN CLUB MINUTES\n\nPresent: Ada Lind, Bo Berg\n\nKILN\nThe element has failed.\n\n"
+        "DECISIONS\nD1 A new element will be bought for 400 pounds.\nD2 Firing stops until "
+        "it is fitted.\n\nACTIONS\nA1 Bo orders the element.\n", encoding="utf-8")
+    (folder / "garden_group_notes.txt").write_text(
+        "Garden group notes\n\nThe group agreed to plant the beds in May. A kiln was not "
+        "discussed.\n", encoding="utf-8")
+    index = Index.build([folder], path=tmp_path / "index")
+    answer = index.ask("What did the kiln club decide?")
+    other = index.ask("What did the kiln club decide on 3 March?")  # no meeting of that date
+    index.close()
+
+    assert answer.found
+    assert [c.quote for c in answer.citations] == [
+        "D1 A new element will be bought for 400 pounds.", "D2 Firing stops until it is fitted."]
+    assert answer.text.startswith("Decisions (")
+    assert not other.text.startswith("Decisions")

@@ -12,6 +12,7 @@ Every chat input walks one registry of answer kinds, `KINDS`, in order: the firs
      and, when the question names a dated section, only that section's, `qa.answering.lists`)
     empty        nothing is indexed yet
     statement    input that asks nothing: the sentence that best supports it
+    decisions    the decisions of the meeting a question names (`qa.answering.lists`)
     table        a value computed from a table's rows (`qa.answering.tables`)
     list         every item of the list asked for (`qa.answering.lists`)
     quoted       the sentences that answer, or a refusal (`qa.answering.quoted`); a
@@ -25,12 +26,21 @@ checks what users type); nothing here reads settings or the environment.
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
 from qa.answering.conversation import standalone_question
 from qa.answering.generated import llm_answer, rewrite_question
-from qa.answering.lists import Section, asks_for_list, list_answer, named_section
+from qa.answering.lists import (
+    Section,
+    asks_for_list,
+    decision_subject,
+    decisions,
+    items_answer,
+    list_answer,
+    named_section,
+)
 from qa.answering.question_kinds import is_question, summary_subject
 from qa.answering.quoted import (
     ANSWER_PASSAGES,
@@ -45,15 +55,17 @@ from qa.answering.quoted import (
 )
 from qa.answering.response import Response
 from qa.answering.results import Answer
-from qa.answering.summary import documents_to_summarize, prose_sentences
+from qa.answering.summary import documents_to_summarize, named_documents, prose_sentences
+from qa.answering.summary import headings as summary_headings
 from qa.answering.tables import question_operation, table_answer
-from qa.backends import Backend
+from qa.backends import Backend, DocumentInfo
 from qa.backends.base import SentenceRow, recorded_dim
 from qa.indexing.embedding import Embedder
 from qa.llm.client import LLMConfig
 from qa.search import MAX_K, Hit, Mode, search
 from qa.words import dates
 
+HEADER_CHARACTERS = 500  # of a document's text that say its date, if it has one
 # what `compose_answer` takes besides the question: its vector, the hits, their sentences
 # and the question's words' passage frequencies
 AnswerInputs = tuple[np.ndarray, list[Hit], list[SentenceRow], tuple[dict[str, int], int]]
@@ -115,21 +127,46 @@ class Asker:
         asked = summary_subject(question)
         if asked is None:
             return None
-        paths = None if within is None else set(within)
-        documents = [d for d in self.backend.documents() if paths is None or d.path in paths]
 
         def find(text: str) -> str | None:
-            hits = self.search([text], 1, "hybrid", within)[1][0]
-            return hits[0].source if hits else None
+            return self.find(text, within)
 
         def referred() -> str | None:
             return find(" ".join(history[-1])) if history else None
 
-        chosen = documents_to_summarize(*asked, documents, referred, find)
+        chosen = documents_to_summarize(*asked, self.documents(within), referred, find)
         if chosen is None:
             return None
         hits, sentences = self.passages(*chosen)
         return compose_summary(question, hits, prose_sentences(hits, sentences), chosen)
+
+    def decided(self, question: str, within: list[str] | None) -> Answer | None:
+        """The decisions of the meeting a question names (`qa.answering.lists.decisions`),
+        or None when it asks for none, names no one document or that holds none."""
+        subject = decision_subject(question)
+        named = named_documents(subject, self.documents(within)) if subject else []
+        if len(named) > 1:  # names alike: the one whose text matches the subject best
+            named = [path for path in named if path == self.find(subject or "", within)]
+        if len(named) != 1:
+            return None
+        text = self.backend.document_text(named[0]) or ""
+        if dates(question) - dates(f"{named[0]} {text[:HEADER_CHARACTERS]}"):
+            return None  # "the 2 October meeting" is not the notes of 4 September
+        hits, sentences = self.passages(named[0])
+        spans = decisions(text, sorted({(s.start, s.end) for s in sentences}),
+                          summary_headings(hits))
+        title = hits[0].title or Path(named[0]).name if hits else ""
+        return items_answer(question, f"Decisions ({title})", spans, hits) if spans else None
+
+    def documents(self, within: list[str] | None) -> list[DocumentInfo]:
+        """The indexed documents, or those of `within`."""
+        paths = None if within is None else set(within)
+        return [d for d in self.backend.documents() if paths is None or d.path in paths]
+
+    def find(self, text: str, within: list[str] | None) -> str | None:
+        """The document whose passage best matches `text`."""
+        hits = self.search([text], 1, "hybrid", within)[1][0]
+        return hits[0].source if hits else None
 
     def section(
         self, question: str, hits: list[Hit], sentences: list[SentenceRow],
@@ -250,6 +287,11 @@ def computed(asked: Asked) -> Response | None:
     return None if answer is None else Response.of(replace(answer, question=asked.question))
 
 
+def decisions_listed(asked: Asked) -> Response | None:
+    answer = asked.asker.decided(asked.query, asked.within)
+    return None if answer is None else Response.of(replace(answer, question=asked.question))
+
+
 def asks_for_items(asked: Asked) -> bool:
     return bool(asked.found.hits) and asks_for_list(asked.query, asked.found.section)
 
@@ -284,6 +326,8 @@ KINDS = (
     Kind("summary", lambda asked: summary_subject(asked.question) is not None, summarized),
     Kind("empty", nothing_indexed, refused_empty),
     Kind("statement", lambda asked: not is_question(asked.query), supported),
+    Kind("decisions", lambda asked: decision_subject(asked.query) is not None,
+         decisions_listed),
     Kind("table", lambda asked: question_operation(asked.query) is not None, computed),
     Kind("list", asks_for_items, listed),
     Kind("quoted", lambda asked: True, quoted_answer),

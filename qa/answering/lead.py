@@ -221,7 +221,9 @@ def in_digits(text: str) -> str:
 def row_value(question: str, quote: str) -> str | None:
     """A table row's cell in the column the question names (`asked_column`)."""
     row = row_fields(quote)
-    column = None if row is None else asked_column(question, row[1])
+    if row is None:
+        return None
+    column = asked_column(question, row[1])
     return None if column is None else row[1][column][1].rstrip(".")
 
 

@@ -37,6 +37,16 @@ MAX_HEADING = 100  # characters of a line that can head a section
 _ITEM = re.compile(r"[ \t]*(?:[-*•–]|\d{1,2}[.)]|[a-z][.)])[ \t]+(?=\S)")
 # "What was agreed at the 3 March meeting?" asks for a section's list as "List..." does
 _WHAT_WAS = re.compile(r"^\s*what\s+(?:was|were|did|has|have|is|are)\b", re.I)
+# "What did the board decide?", "What was agreed at the June meeting?"
+_DECISIONS_ASKED = re.compile(r"^\s*(?:what|which)\b.*\b(?:decid\w*|decisions?|agreed|agree|"
+                              r"resolved|resolutions?)\b", re.I)
+_DECISION_WORDS = frozenset(("decide", "decided", "decides", "decision", "decisions", "agree",
+                             "agreed", "resolved", "resolution", "resolutions", "got", "made",
+                             "taken", "make"))
+_DECISION_HEADING = re.compile(r"\b(?:decisions?|decided|agreed|resolutions?)\b", re.I)
+_DECISION_LABEL = re.compile(r"^\W*(?:decisions?|decided|agreed|resolved|resolution)\W*:", re.I)
+_DECIDES = re.compile(r"\b(?:decided|agreed|approved|resolved|rejected|voted)\b", re.I)
+MAX_DECISIONS = 12  # quoted of one document
 # words that ask for a list rather than say what is in it
 _LIST_WORDS = frozenset(("item", "items", "thing", "things", "point", "points", "meeting",
                          "minutes", "section", "agenda", "list"))
@@ -119,6 +129,41 @@ def _lists(text: str, start: int, end: int) -> list[tuple[str, list[tuple[int, i
     return lists
 
 
+def decision_subject(question: str) -> str | None:
+    """What a question for a meeting's decisions names it by ("What was agreed at the
+    June coordinators meeting?": "June coordinators meeting"), or None for any other
+    question."""
+    if not _DECISIONS_ASKED.search(question):
+        return None
+    return " ".join(w for w in content_words(question) if w.lower() not in _DECISION_WORDS)
+
+
+def decisions(text: str, sentences: Sequence[tuple[int, int]],
+              headings: Sequence[tuple[int, str]]) -> list[tuple[int, int]]:
+    """The spans of a document's decisions, of its `sentences` (spans, in order) and
+    `headings` ((offset, text), in order): the sentences of a section headed by them
+    ("DECISIONS", "Decisions and actions"); else the sentences labelled as one
+    ("DECISION: ...", "**Agreed:** ..."); else those that say something was decided,
+    agreed, approved or rejected."""
+    for n, (at, heading) in enumerate(headings):
+        if _DECISION_HEADING.search(heading):
+            after = text.find("\n", at) % (len(text) + 1)  # the heading's line ends
+            end = headings[n + 1][0] if n + 1 < len(headings) else len(text)
+            inside = [(_skip_space(text, max(a, after)), b) for a, b in sentences
+                      if after < b <= end]  # a sentence may run on from the heading
+            if inside:
+                return inside[:MAX_DECISIONS]
+    for pattern in (_DECISION_LABEL, _DECIDES):
+        found = [(a, b) for a, b in sentences if pattern.search(text[a:b])]
+        if found:
+            return found[:MAX_DECISIONS]
+    return []
+
+
+def _skip_space(text: str, at: int) -> int:
+    return len(text) - len(text[at:].lstrip()) if text[at:].strip() else at
+
+
 def asks_for_list(question: str, section: Section | None) -> bool:
     """Whether the question asks for a list: a list question ("List...", "Which teams
     are...?"), or "What was...?" about a section it names by its date."""
@@ -139,14 +184,21 @@ def list_answer(question: str, text: str, section: Section | None,
             named_things(question, text[a:b]) for a, b in found[1]):
         return None  # "Who was at...?" is not answered by a list of targets
     label, items = found
-    hits = read()
+    where = f" ({section.heading})" if section else ""
+    return items_answer(question, f"{label.lstrip('# ').rstrip(':')}{where}", items, read())
+
+
+def items_answer(question: str, label: str, items: Sequence[tuple[int, int]],
+                 hits: Sequence[Hit]) -> Answer | None:
+    """The items (document spans) quoted and cited in order after their label and number
+    ("Actions, 2 items: ..."), each from the passage of `hits` that holds it whole; None
+    when a passage boundary cuts one."""
     spans = []
     for a, b in items:
         holder = next((hit for hit in hits if hit.start <= a and b <= hit.end), None)
-        if holder is None:  # a passage boundary cuts the item: it cannot be quoted whole
+        if holder is None:
             return None
         spans.append((holder, a, b))
-    where = f" ({section.heading})" if section else ""
     answer = quoted(question, spans, 1.0)
-    return Answer(question, f"{label.lstrip('# ').rstrip(':')}{where}, {len(items)} "
-                  f"items: {answer.text}", True, answer.citations, score=1.0)
+    return Answer(question, f"{label}, {len(items)} items: {answer.text}", True,
+                  answer.citations, score=1.0)

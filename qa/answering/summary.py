@@ -123,7 +123,7 @@ def documents_to_summarize(
     if _REFERENCE.match(subject):
         path = referred()
         return [path] if path else _largest(documents)
-    named = _named(subject, documents)
+    named = named_documents(subject, documents)
     if len(named) > 1:  # names alike: the one whose text matches the subject best
         found = find(subject)
         return [found] if found in named else named
@@ -142,7 +142,7 @@ def _largest(documents: Sequence[DocumentInfo]) -> list[str]:
     return [d.path for d in ordered[:COLLECTION_DOCUMENTS]]
 
 
-def _named(subject: str, documents: Sequence[DocumentInfo]) -> list[str]:
+def named_documents(subject: str, documents: Sequence[DocumentInfo]) -> list[str]:
     """The documents whose name (`_name`, or its initials: "H&S") holds most of the
     subject's words (at least MIN_TITLE_MATCH of them), all of them on a tie. A word counts
     by how few names hold it (smoothed inverse document frequency): "the infection control
