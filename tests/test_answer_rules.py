@@ -255,6 +255,7 @@ def test_a_yes_no_question_is_decided_by_a_sentence_about_its_subject():
     ("what capital projects are planned for next year", True),
     ("who are the first aiders at the depot?", True),
     ("what percentage of sales was online?", False),  # "sales" is of the percentage
+    ("what are the action items from the ops meeting", True),
     ("what time does the shop open?", False),
 ])
 def test_a_list_question_is_told_apart(question, listing):

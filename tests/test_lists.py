@@ -204,3 +204,10 @@ def test_what_a_named_meeting_decided_is_answered_from_its_notes(tmp_path):
         "D1 A new element will be bought for 400 pounds.", "D2 Firing stops until it is fitted."]
     assert answer.text.startswith("Decisions (")
     assert not other.text.startswith("Decisions")
+
+
+def test_no_list_shares_only_one_word_of_its_items_with_the_question():
+    text = "Topics:\n- Half-year trading\n- Potting Shed Café\n- People\n"
+
+    assert list_items("What were the café sales at the shop in May?", text) is None
+    assert list_items("What are the topics?", text) is not None  # its label names it

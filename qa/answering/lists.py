@@ -34,6 +34,7 @@ from qa.words import DATE, dates
 _LINE = re.compile(r"[^\n]*")
 _CLOSED = re.compile(r"""[.!?;]["'”’)\]]*\s*$""")
 MAX_HEADING = 100  # characters of a line that can head a section
+MIN_ITEM_WORDS = 2  # of the question's that a list's items share, when its label shares none
 _ITEM = re.compile(r"[ \t]*(?:[-*•–]|\d{1,2}[.)]|[a-z][.)])[ \t]+(?=\S)")
 # "What was agreed at the 3 March meeting?" asks for a section's list as "List..." does
 _WHAT_WAS = re.compile(r"^\s*what\s+(?:was|were|did|has|have|is|are)\b", re.I)
@@ -92,15 +93,16 @@ def list_items(question: str, text: str, start: int = 0,
                end: int | None = None) -> tuple[str, list[tuple[int, int]]] | None:
     """The label and the items (spans in `text`, without their bullets) of the list in
     text[start:end] the question asks for: the one whose label ("Actions:") holds most of
-    the question's words, then whose items do; None when there is no list or none holds
-    any of them."""
+    the question's words, then whose items do; None when there is no list, or none
+    whose label holds one of them or whose items hold MIN_ITEM_WORDS ("What were the café
+    sales?" is not asked of an agenda with an item "Potting Shed Café")."""
     wanted = {index_term(w) for w in content_words(DATE.sub(" ", question))
               if w not in _LIST_WORDS}
     best: tuple[tuple[int, int], str, list[tuple[int, int]]] | None = None
     for label, items in _lists(text, start, len(text) if end is None else end):
         held = (len(wanted & _stems(label)),  # the label names the list: it counts first
                 len(wanted & _stems(" ".join(text[a:b] for a, b in items))))
-        if any(held) and (best is None or held > best[0]):
+        if (held[0] or held[1] >= MIN_ITEM_WORDS) and (best is None or held > best[0]):
             best = (held, label, items)
     return (best[1], best[2]) if best else None
 
