@@ -4,7 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qa import QAError
+from qa import Index, QAError
 from qa.answering.conversation import FOLLOW_UP_TURNS, standalone_question
 from qa.answering.quoted import NOT_FOUND
 from qa.search import reciprocal_rank_fusion
@@ -233,3 +233,33 @@ def test_a_chat_of_5000_phrase_follow_ups_reads_only_its_last_turns():
         standalone_question("And at York?", history[-FOLLOW_UP_TURNS:])
     assert standalone_question("And at York?", history[:3]) == \
         "Who is the fire warden at York?"
+
+
+HANDBOOK = """# Staff handbook
+
+## Annual leave
+
+Full-time staff get 28 days of annual leave a year, including bank holidays.
+Up to five days of unused leave may be carried over into the next leave year.
+
+## Parking
+
+Staff park in the rear car park. Visitors use the front car park.
+"""
+
+
+def test_a_follow_up_the_documents_do_not_answer_alone_is_read_after_the_last_question(
+        tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
+    index = Index.build([tmp_path / "docs"], path=tmp_path / "index")
+    leave = [("How many days of annual leave do I get?",
+              "Full-time staff get 28 days of annual leave a year, including bank holidays. [1]")]
+    alone = index.ask("can i keep some for next year?")
+    after = index.ask("can i keep some for next year?", history=leave)
+    unrelated = index.ask("what is the pension scheme?", history=leave)
+    index.close()
+
+    assert not alone.found
+    assert after.found and "carried over" in after.citations[0].quote  # not the 28 days again
+    assert not unrelated.found  # the leave it was asked after does not answer it

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.answering.conversation import standalone_question
+from qa.answering.conversation import standalone_question, with_previous
 from qa.answering.generated import llm_answer, rewrite_question
 from qa.answering.lists import (
     Section,
@@ -41,7 +41,7 @@ from qa.answering.lists import (
     list_answer,
     named_section,
 )
-from qa.answering.question_kinds import is_question, summary_subject
+from qa.answering.question_kinds import content_words, is_question, summary_subject
 from qa.answering.quoted import (
     ANSWER_PASSAGES,
     NO_DOCUMENTS,
@@ -63,6 +63,7 @@ from qa.backends.base import SentenceRow, recorded_dim
 from qa.indexing.embedding import Embedder
 from qa.llm.client import LLMConfig
 from qa.search import MAX_K, Hit, Mode, search
+from qa.stemming import index_term
 from qa.words import dates
 
 HEADER_CHARACTERS = 500  # of a document's text that say its date, if it has one
@@ -304,10 +305,40 @@ def listed(asked: Asked) -> Response | None:
 
 def quoted_answer(asked: Asked) -> Response:
     found, asker = asked.found, asked.asker
-    return written(asked, compose_answer(
+    answer = compose_answer(
         asked.query, found.vector, found.hits, found.sentences, found.frequencies,
-        asker.answer_threshold, asked=asked.question, read=asker.read,
-        verify=asker.verify))
+        asker.answer_threshold, asked=asked.question, read=asker.read, verify=asker.verify)
+    joined = None if answer.found or asked.llm else with_previous(asked.query, asked.history)
+    if joined is not None:  # a follow-up the documents do not answer alone
+        _, (vector, hits, sentences, frequencies) = asker.answer_inputs(
+            joined, asked.k, asked.within)
+        again = compose_answer(joined, vector, hits, unsaid(sentences, hits, asked.history),
+                               frequencies, asker.answer_threshold, asked=asked.question,
+                               read=asker.read, verify=asker.verify)
+        answer = again if again.found and shares_a_word(asked.question, again) else answer
+    return written(asked, answer)
+
+
+def shares_a_word(question: str, answer: Answer) -> bool:
+    """Whether the answer's first quote holds a word of the question (by stem): what the
+    previous question brings in cannot answer a follow-up alone ("What is the pension
+    scheme?" is not answered by the leave that was asked about before)."""
+    own = {index_term(word) for word in content_words(question)}
+    return bool(own & {index_term(word) for word in content_words(answer.citations[0].quote)})
+
+
+def unsaid(sentences: list[SentenceRow], hits: list[Hit],
+           history: Sequence[tuple[str, str]]) -> list[SentenceRow]:
+    """The sentences the last answer of `history` did not quote: a follow-up asks for
+    something new."""
+    said = " ".join(history[-1][1].split())
+    by_chunk = {hit.chunk_id: hit for hit in hits}
+
+    def text(s: SentenceRow) -> str:
+        hit = by_chunk[s.chunk_id]
+        return " ".join(hit.text[s.start - hit.start:s.end - hit.start].split())
+
+    return [s for s in sentences if s.chunk_id not in by_chunk or text(s) not in said]
 
 
 def written(asked: Asked, extractive: Answer) -> Response:

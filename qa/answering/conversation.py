@@ -15,6 +15,9 @@ something else: that phrase takes the place of the previous question's phrase of
 same form (after the same preposition, or its possessive), else of its last phrase
 (from its last preposition or article): "How much is it for a dog?" "What about cats?"
 is searched as "How much is it for cats?".
+A follow-up that names nothing of what it refers to ("can I carry some over?" after "How
+many days of leave do I get?") is searched on its own first; when the documents do not
+answer it so, it is searched again after the previous question (`with_previous`).
 Only the last FOLLOW_UP_TURNS turns are looked at, however long the conversation.
 """
 
@@ -62,6 +65,16 @@ def standalone_question(question: str, history: Sequence[tuple[str, str]] = ()) 
         named = first_sentence(answer) if _ASKS_WHO_OR_WHICH.match(earlier) else ""
         questions[:0] = [earlier, named]
     return " ".join(part for part in questions if part)
+
+
+def with_previous(question: str, history: Sequence[tuple[str, str]]) -> str | None:
+    """The follow-up `question` searched after the previous question of `history` (made
+    standalone), when it was searched alone (it refers back by no pronoun or phrase);
+    else None."""
+    if not history or standalone_question(question, history) != question:
+        return None
+    previous = standalone_question(history[-1][0], recent_turns(history)[:-1])
+    return f"{previous.rstrip()} {question}"
 
 
 def only_a_phrase(question: str) -> str | None:
