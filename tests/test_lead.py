@@ -3,7 +3,8 @@ the model."""
 
 import pytest
 
-from qa.answering.lead import NO_VERDICT, excerpt, lead, row_excerpt
+from qa.answering.lead import NO_VERDICT, excerpt, in_range, lead, row_excerpt
+from qa.answering.quoted import row_answers
 
 
 @pytest.mark.parametrize(("question", "quote", "expected"), [
@@ -132,3 +133,25 @@ def test_a_quote_that_says_it_is_read_with_the_sentence_before():
     # the sentence before names what "it" is; its own words say no yes or no
     assert lead("Is the kiln room open?", "It reopens in May after the repairs.",
                 "The kiln room was closed in March.") != "No"
+
+
+SERVICE = ["Leave: Service: Less than 2 years; Days: 25.",
+           "Leave: Service: 2 years to under 5 years; Days: 27.",
+           "Leave: Service: 5 years to less than 10 years; Days: 30.",
+           "Leave: Service: 10 years or more; Days: 33."]
+
+
+@pytest.mark.parametrize(("question", "inside"), [
+    ("how many days leave if ive been here six years?", [False, False, True, False]),
+    ("days off after 6 yrs?", [False, False, True, False]),  # "yrs": years
+    ("and with 10 years?", [False, False, False, True]),
+    ("How many days for staff over 3 years?", [None] * 4),  # a bound, not a point
+    ("What time does it open?", [None] * 4),
+])
+def test_the_row_whose_range_holds_the_quantity_asked_of(question, inside):
+    assert [in_range(question, row) for row in SERVICE] == inside
+
+
+def test_a_row_is_an_answer_when_the_question_quantity_is_in_its_range():
+    assert row_answers("days of leave after 6 years?", SERVICE[2])  # though it lacks "6"
+    assert not row_answers("days of leave in 2027?", SERVICE[2])  # a year it lacks

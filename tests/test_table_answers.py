@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from qa import Index
 from qa.answering.tables import (
     NOT_STORED,
     Row,
@@ -593,3 +594,19 @@ def test_an_index_of_schema_4_quotes_its_table_rows_until_rebuilt(tmp_path):
         "Item: Tent", "Item: Stove, gas", "Item: Kayak"]
     _assert_cited_exactly(old)
     assert rebuilt.text.startswith("Total Deposit: 1,545.50 (computed:")
+
+
+def test_a_quantity_asked_of_is_looked_up_in_the_row_whose_range_holds_it(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "leave.md").write_text(
+        "# Annual leave\n\nLeave depends on your length of service.\n\n"
+        "| Length of service | Annual leave (days) |\n|---|---|\n"
+        "| Less than 2 years | 25 |\n| 2 years to less than 5 years | 27 |\n"
+        "| 5 years to less than 10 years | 30 |\n| 10 years or more | 33 |\n",
+        encoding="utf-8")
+    index = Index.build([tmp_path / "docs"], path=tmp_path / "index")
+    answer = index.ask("how many days annual leave do i get if ive been here six years?")
+    index.close()
+
+    assert answer.found and "5 years to less than 10 years" in answer.citations[0].quote
+    assert answer.text.startswith("30.")

@@ -30,6 +30,7 @@ Every word said first is taken verbatim from the quote, so the first sentence is
 traceable as the quote it comes from.
 """
 
+import math
 import re
 
 from qa.answering.question_kinds import content_words, negated
@@ -77,6 +78,17 @@ _AT_MOST = r"at most|no more than|not more than|up to|(?:a )?maximum of|less tha
 _LIMIT = re.compile(rf"\b({_AT_LEAST}|{_AT_MOST})\s+(\d[\d,]*(?:\.\d+)?)\s+([a-z]+)", re.I)
 _QUANTITY = re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s+([a-z]+)", re.I)
 _REFERS_BACK = re.compile(any_of(PRONOUNS), re.I)
+# ranges of a quantity, as tables of entitlements give them
+_SPAN = re.compile(r"\b(\d+)(?:\s+[a-z]+)?\s*(?:to|–|-)\s*(under\s+|less than\s+|below\s+)?"
+                   r"(\d+)\s*([a-z]+)", re.I)
+_BELOW = re.compile(r"\b(?:less than|under|below|fewer than|up to)\s+(\d+)\s*([a-z]+)", re.I)
+_ABOVE = re.compile(r"\b(\d+)\s*([a-z]+)\s+(?:or more|or over|or longer|and over|plus)\b",
+                    re.I)
+_FROM = re.compile(r"\bat least\s+(\d+)\s*([a-z]+)", re.I)
+_OVER = re.compile(r"\b(?:over|more than)\s+(\d+)\s*([a-z]+)", re.I)
+_UNITS = {"yr": "year", "yrs": "year", "mo": "month", "mos": "month", "mth": "month",
+          "mths": "month", "wk": "week", "wks": "week", "hr": "hour", "hrs": "hour",
+          "min": "minute", "mins": "minute"}
 _ALL = re.compile(r"\b(?:any|anyone|anybody|every|everyone|everybody|all)\b", re.I)
 _ONLY = re.compile(r"\b(?:only|solely|exclusively)\b", re.I)
 # a long quote opens with the clause that holds the reader's span: what a glance takes in
@@ -211,6 +223,41 @@ def within_limit(question: str, quote: str) -> bool | None:
                 lower = re.fullmatch(_AT_LEAST, kind) is not None
                 return asked >= bound if lower else asked <= bound
     return None
+
+
+def in_range(question: str, text: str) -> bool | None:
+    """Whether the quantity the question names ("if I've been here 6 yrs") lies in a range
+    the text gives in the same unit ("5 years to less than 10 years": True; "Less than 2
+    years", "10 years or more": False); None when the text gives none. Small numbers count
+    in words too ("six years"); a quantity the question bounds ("a claim over 250
+    pounds") is no point in a range."""
+    points = in_digits(question)
+    for pattern in (_SPAN, _BELOW, _ABOVE, _FROM, _OVER):  # "over 250 pounds" is no point
+        points = pattern.sub(" ", points)
+    asked = [(float(n.replace(",", "")), _unit(u)) for n, u in _QUANTITY.findall(points)]
+    text = in_digits(text)
+    for low, high, unit in _ranges(text):
+        for number, asked_unit in asked:
+            if asked_unit == unit:
+                return low <= number < high
+    return None
+
+
+def _ranges(text: str) -> list[tuple[float, float, str]]:
+    """The ranges a text gives: (lowest, first above it, unit) of "2 to under 5 years",
+    "2-5 years" (5 in it), "less than 2 years", "10 years or more", "over 10 years"."""
+    found = [(float(a), float(b) + (0 if open_end else 1), _unit(unit))
+             for a, open_end, b, unit in _SPAN.findall(text)]
+    found += [(0.0, float(b), _unit(unit)) for b, unit in _BELOW.findall(text)]
+    found += [(float(a), math.inf, _unit(unit)) for a, unit in
+              _ABOVE.findall(text) + _FROM.findall(text)]
+    found += [(float(a) + 1, math.inf, _unit(unit)) for a, unit in _OVER.findall(text)]
+    return found
+
+
+def _unit(word: str) -> str:
+    """A unit's stem, its abbreviation read in full ("yrs": year)."""
+    return index_term(_UNITS.get(word.lower(), word.lower()))
 
 
 def in_digits(text: str) -> str:

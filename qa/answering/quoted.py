@@ -53,7 +53,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from qa.answering import answerability
-from qa.answering.lead import EXCERPT_WORDS, excerpt, lead, row_excerpt
+from qa.answering.lead import EXCERPT_WORDS, excerpt, in_range, lead, row_excerpt
 from qa.answering.question_kinds import (
     answer_type,
     asked_verb,
@@ -179,7 +179,7 @@ def assess(
     verify: the verifier, whose score of the sentence to quote first is a feature.
     """
     by_chunk = {hit.chunk_id: hit for hit in hits[:ANSWER_PASSAGES]}
-    candidates = _candidates(sentences, by_chunk)
+    candidates = _in_range(asked or question, _candidates(sentences, by_chunk))
     if not candidates:
         return None
     similarities = np.array([c.sentence.vector @ query_vector for c in candidates])
@@ -201,6 +201,16 @@ def assess(
     return Assessment(candidates, signals, chosen, features,
                       _names_unknown(asked or question, wanted, known | held,
                                      [c.text for c in candidates]), wanted, idf, span)
+
+
+def _in_range(question: str, candidates: list["_Candidate"]) -> list["_Candidate"]:
+    """The candidates, less those whose range leaves out the quantity the question names
+    when another's holds it ("6 years" of service: not the row "Less than 2 years" when
+    the row "5 years to less than 10 years" is there)."""
+    ranged = [in_range(question, c.text) for c in candidates]
+    if True not in ranged:
+        return candidates
+    return [c for c, inside in zip(candidates, ranged, strict=True) if inside is not False]
 
 
 def _quoted_text(candidate: "_Candidate", wanted: Mapping[str, str],
@@ -336,7 +346,8 @@ def _window_text(candidate: "_Candidate") -> str:
 
 def row_answers(question: str, text: str, title: str = "", asked: str | None = None) -> bool:
     """Whether `text`, if it is a table row, can answer the question: a row is exact data,
-    so it does not when the question names a number or code ("2027", "Q4") that the row
+    so it does when the quantity the question names lies in its range (`in_range`), and
+    does not when the question names a number or code ("2027", "Q4") that the row
     and its caption lack (another year's row; two years count as one however written,
     "24/25" as "2024-25"), or names the row it asks about by words
     that are none of its cells ("the deposit for a company car" of the van fuel card's
@@ -345,6 +356,8 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
     with earlier turns (which may name the row; only the user's numbers are checked)."""
     row = row_fields(text)
     if row is None:
+        return True
+    if in_range(asked or question, text):  # "6 years" of service: "5 to under 10 years"
         return True
     caption, fields = row
     held = {word.lower() for word in WORD.findall(years_as_one_word(text))}
