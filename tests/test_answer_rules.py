@@ -256,6 +256,8 @@ def test_a_yes_no_question_is_decided_by_a_sentence_about_its_subject():
     ("who are the first aiders at the depot?", True),
     ("what percentage of sales was online?", False),  # "sales" is of the percentage
     ("what are the action items from the ops meeting", True),
+    ("What happens if I miss a shift?", False),  # a verb in -s, no plural
+    ("Which bus goes to the station?", False),
     ("what time does the shop open?", False),
 ])
 def test_a_list_question_is_told_apart(question, listing):

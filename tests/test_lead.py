@@ -155,3 +155,11 @@ def test_the_row_whose_range_holds_the_quantity_asked_of(question, inside):
 def test_a_row_is_an_answer_when_the_question_quantity_is_in_its_range():
     assert row_answers("days of leave after 6 years?", SERVICE[2])  # though it lacks "6"
     assert not row_answers("days of leave in 2027?", SERVICE[2])  # a year it lacks
+    assert not row_answers("days of leave in 2027 after 6 years?", SERVICE[2])
+
+
+def test_any_range_of_a_sentence_may_hold_the_quantity_and_up_to_holds_its_bound():
+    assert in_range("How many days after 12 years?",
+                    "Staff with 2 to 5 years get 22 days; with 10 years or more, 28 days.")
+    assert in_range("Can I claim 25 pounds for a meal?", "Meals cost up to 25 pounds.")
+    assert not in_range("Can I claim 26 pounds for a meal?", "Meals cost up to 25 pounds.")

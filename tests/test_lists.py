@@ -152,6 +152,7 @@ def test_who_was_at_a_meeting_is_never_answered_by_a_list_of_things():
     ("what got decided at the june coordinators meeting", "june coordinators meeting"),
     ("What was agreed at the board meeting?", "board meeting"),
     ("What did the board say about the van?", None),  # no decision asked for
+    ("What decides the pension in the staff handbook?", None),  # no meeting's decision
 ])
 def test_a_question_for_a_meetings_decisions_names_the_meeting(question, subject):
     assert decision_subject(question) == subject

@@ -71,6 +71,14 @@ def test_empty_or_huge_questions_get_a_clear_error(seed_index, question, method)
         getattr(seed_index, method)(question)
 
 
+def test_a_question_of_the_longest_length_allowed_is_answered(seed_index):
+    question = ("Who has resigned over the recording of the council meeting? " * 40)[:2000]
+
+    answer = seed_index.ask(question)  # 400 tokens: more than a window of the reader holds
+
+    assert answer.found and "resigned" in answer.text
+
+
 def test_the_limit_message_gives_the_length(seed_index):
     with pytest.raises(QAError) as raised:
         seed_index.search("é" * 100_000)

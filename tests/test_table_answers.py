@@ -70,6 +70,7 @@ STAFF = ["Staff: Name: Ada Lind; Site: Leeds; First aider: Yes; DBS check: Enhan
     ("who are the first aiders at Leeds?", ["Ada Lind", "Di Park"]),  # Yes, and in Leeds
     ("which staff need a DBS check?", ["Ada Lind", "Cy Moss"]),  # any but None
     ("which staff dont need a DBS check", ["Bo Berg", "Di Park"]),  # typed without "'"
+    ("Who are the first aiders who are not managers?", ["Ada Lind", "Cy Moss", "Di Park"]),
 ])
 def test_a_list_keeps_the_rows_a_yes_or_no_column_says_yes_to(question, names):
     headline, used = compute("list", question, _rows(STAFF))

@@ -308,7 +308,7 @@ def quoted_answer(asked: Asked) -> Response:
     answer = compose_answer(
         asked.query, found.vector, found.hits, found.sentences, found.frequencies,
         asker.answer_threshold, asked=asked.question, read=asker.read, verify=asker.verify)
-    joined = None if answer.found or asked.llm else with_previous(asked.query, asked.history)
+    joined = None if answer.found or asked.llm else with_previous(asked.question, asked.history)
     if joined is not None:  # a follow-up the documents do not answer alone
         _, (vector, hits, sentences, frequencies) = asker.answer_inputs(
             joined, asked.k, asked.within)

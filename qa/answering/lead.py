@@ -32,6 +32,7 @@ traceable as the quote it comes from.
 
 import math
 import re
+from collections.abc import Sequence
 
 from qa.answering.question_kinds import content_words, negated
 from qa.indexing.chunking import split_sentences
@@ -75,17 +76,19 @@ _AGGREGATE = re.compile(r"\b(?:largest|smallest|biggest|highest|lowest|most|leas
 # question asking of a number beyond it ("after 20 hours?") is answered No
 _AT_LEAST = r"at least|no less than|not less than|no fewer than|(?:a )?minimum of|more than|over"
 _AT_MOST = r"at most|no more than|not more than|up to|(?:a )?maximum of|less than|under|within"
-_LIMIT = re.compile(rf"\b({_AT_LEAST}|{_AT_MOST})\s+(\d[\d,]*(?:\.\d+)?)\s+([a-z]+)", re.I)
-_QUANTITY = re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s+([a-z]+)", re.I)
+_NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?"  # "1,250.50"; linear on a run of "1,1,1,..."
+_LIMIT = re.compile(rf"\b({_AT_LEAST}|{_AT_MOST})\s+({_NUMBER})\s+([a-z]+)", re.I)
+_QUANTITY = re.compile(rf"\b({_NUMBER})\s+([a-z]+)", re.I)
 _REFERS_BACK = re.compile(any_of(PRONOUNS), re.I)
 # ranges of a quantity, as tables of entitlements give them
-_SPAN = re.compile(r"\b(\d+)(?:\s+[a-z]+)?\s*(?:to|–|-)\s*(under\s+|less than\s+|below\s+)?"
-                   r"(\d+)\s*([a-z]+)", re.I)
-_BELOW = re.compile(r"\b(?:less than|under|below|fewer than|up to)\s+(\d+)\s*([a-z]+)", re.I)
-_ABOVE = re.compile(r"\b(\d+)\s*([a-z]+)\s+(?:or more|or over|or longer|and over|plus)\b",
-                    re.I)
-_FROM = re.compile(r"\bat least\s+(\d+)\s*([a-z]+)", re.I)
-_OVER = re.compile(r"\b(?:over|more than)\s+(\d+)\s*([a-z]+)", re.I)
+_SPAN = re.compile(rf"\b({_NUMBER})(?:\s+[a-z]+)?\s*(?:to|–|-)\s*"
+                   rf"(under\s+|less than\s+|below\s+)?({_NUMBER})\s*([a-z]+)", re.I)
+_BELOW = re.compile(rf"\b(?:less than|under|below|fewer than)\s+({_NUMBER})\s*([a-z]+)", re.I)
+_UP_TO = re.compile(rf"\b(?:up to|at most|no more than)\s+({_NUMBER})\s*([a-z]+)", re.I)
+_ABOVE = re.compile(rf"\b({_NUMBER})\s*([a-z]+)\s+(?:or more|or over|or longer|and over|"
+                    r"plus)\b", re.I)
+_FROM = re.compile(rf"\bat least\s+({_NUMBER})\s*([a-z]+)", re.I)
+_OVER = re.compile(rf"\b(?:over|more than)\s+({_NUMBER})\s*([a-z]+)", re.I)
 _UNITS = {"yr": "year", "yrs": "year", "mo": "month", "mos": "month", "mth": "month",
           "mths": "month", "wk": "week", "wks": "week", "hr": "hour", "hrs": "hour",
           "min": "minute", "mins": "minute"}
@@ -226,33 +229,48 @@ def within_limit(question: str, quote: str) -> bool | None:
 
 
 def in_range(question: str, text: str) -> bool | None:
-    """Whether the quantity the question names ("if I've been here 6 yrs") lies in a range
+    """Whether a quantity the question names ("if I've been here 6 yrs") lies in a range
     the text gives in the same unit ("5 years to less than 10 years": True; "Less than 2
     years", "10 years or more": False); None when the text gives none. Small numbers count
     in words too ("six years"); a quantity the question bounds ("a claim over 250
     pounds") is no point in a range."""
-    points = in_digits(question)
-    for pattern in (_SPAN, _BELOW, _ABOVE, _FROM, _OVER):  # "over 250 pounds" is no point
-        points = pattern.sub(" ", points)
-    asked = [(float(n.replace(",", "")), _unit(u)) for n, u in _QUANTITY.findall(points)]
-    text = in_digits(text)
-    for low, high, unit in _ranges(text):
-        for number, asked_unit in asked:
-            if asked_unit == unit:
-                return low <= number < high
-    return None
+    return contains(points(question), text)
 
 
-def _ranges(text: str) -> list[tuple[float, float, str]]:
-    """The ranges a text gives: (lowest, first above it, unit) of "2 to under 5 years",
-    "2-5 years" (5 in it), "less than 2 years", "10 years or more", "over 10 years"."""
-    found = [(float(a), float(b) + (0 if open_end else 1), _unit(unit))
-             for a, open_end, b, unit in _SPAN.findall(text)]
-    found += [(0.0, float(b), _unit(unit)) for b, unit in _BELOW.findall(text)]
-    found += [(float(a), math.inf, _unit(unit)) for a, unit in
-              _ABOVE.findall(text) + _FROM.findall(text)]
-    found += [(float(a) + 1, math.inf, _unit(unit)) for a, unit in _OVER.findall(text)]
-    return found
+def points(question: str) -> list[tuple[float, str]]:
+    """The (number, unit) quantities a question names, those it bounds left out."""
+    text = in_digits(question)
+    for pattern in (_SPAN, _BELOW, _UP_TO, _ABOVE, _FROM, _OVER):
+        text = pattern.sub(" ", text)
+    return [(float(n.replace(",", "")), _unit(u)) for n, u in _QUANTITY.findall(text)]
+
+
+def contains(asked: Sequence[tuple[float, str]], text: str) -> bool | None:
+    """`in_range` of quantities already found (`points`): True when a range of the text
+    holds one of them, False when its ranges in their units hold none, else None."""
+    if not asked:
+        return None
+    verdicts = [low <= number < high or closed and number == high
+                for low, high, closed, unit in _ranges(in_digits(text))
+                for number, asked_unit in asked if asked_unit == unit]
+    return any(verdicts) if verdicts else None
+
+
+def _ranges(text: str) -> list[tuple[float, float, bool, str]]:
+    """The ranges a text gives: (lowest, highest, whether the highest is in it, unit) of
+    "2 to under 5 years", "2-5 years", "less than 2 years", "up to 25 pounds", "10 years or
+    more", "over 10 years"."""
+    def number(found: str) -> float:
+        return float(found.replace(",", ""))
+    return (
+        [(number(a), number(b), not below, _unit(unit))
+         for a, below, b, unit in _SPAN.findall(text)]
+        + [(0.0, number(b), False, _unit(unit)) for b, unit in _BELOW.findall(text)]
+        + [(0.0, number(b), True, _unit(unit)) for b, unit in _UP_TO.findall(text)]
+        + [(number(a), math.inf, False, _unit(unit))
+           for a, unit in _ABOVE.findall(text) + _FROM.findall(text)]
+        + [(math.nextafter(number(a), math.inf), math.inf, False, _unit(unit))
+           for a, unit in _OVER.findall(text)])
 
 
 def _unit(word: str) -> str:

@@ -39,8 +39,11 @@ _ITEM = re.compile(r"[ \t]*(?:[-*•–]|\d{1,2}[.)]|[a-z][.)])[ \t]+(?=\S)")
 # "What was agreed at the 3 March meeting?" asks for a section's list as "List..." does
 _WHAT_WAS = re.compile(r"^\s*what\s+(?:was|were|did|has|have|is|are)\b", re.I)
 # "What did the board decide?", "What was agreed at the June meeting?"
-_DECISIONS_ASKED = re.compile(r"^\s*(?:what|which)\b.*\b(?:decid\w*|decisions?|agreed|agree|"
-                              r"resolved|resolutions?)\b", re.I)
+_WHAT = re.compile(r"^\s*(?:what|which)\b", re.I)
+_DECISIONS_ASKED = re.compile(  # bounded gaps: linear on a long run of "did did did..."
+    r"\bdid\s+(?:\S+\s+){0,8}?(?:decide|agree|resolve)\b|\b(?:was|were|got|been)\s+"
+    r"(?:\w+\s+)?(?:decided|agreed|resolved)\b|\bdecisions?\s+(?:were\s+|was\s+)?(?:made|"
+    r"taken|reached|of|from|at|in)\b", re.I)
 _DECISION_WORDS = frozenset(("decide", "decided", "decides", "decision", "decisions", "agree",
                              "agreed", "resolved", "resolution", "resolutions", "got", "made",
                              "taken", "make"))
@@ -135,7 +138,7 @@ def decision_subject(question: str) -> str | None:
     """What a question for a meeting's decisions names it by ("What was agreed at the
     June coordinators meeting?": "June coordinators meeting"), or None for any other
     question."""
-    if not _DECISIONS_ASKED.search(question):
+    if not (_WHAT.match(question) and _DECISIONS_ASKED.search(question)):
         return None
     return " ".join(w for w in content_words(question) if w.lower() not in _DECISION_WORDS)
 

@@ -99,10 +99,12 @@ _LIST_QUESTION = re.compile(
     r"^\s*(?:please\s+)?(?:list|name|enumerate)\b|\b(?:everyone|everybody)\b|"
     r"^\s*(?:which|what) \w+[^s\W]s (?:were|are|have|had|did|do)\b|"
     # "which volunteer roles need...", "who are the first aiders...": things, a plural
-    r"^\s*(?:which|what)\s+(?:(?:are|were)\s+the\s+)?(?:(?!(?:of|for|in|on|at|per|the|a|an|"
-    r"is|are|was|were|do|does|did|has|have|had)\b)\w+\s+){0,3}"
-    r"(?!(?:does|is|was|has|this|its)\b)\w+[^s\W']s\s+"
+    r"^\s*(?:which|what)\s+(?:are|were)\s+the\s+(?:\w+\s+){0,2}\w+[^s\W']s\s+"
     r"(?!of\b|for\b|in\b|on\b|per\b)\w|"
+    r"^\s*(?:which|what)\s+(?:(?!(?:of|for|in|on|at|per|the|a|an|is|are|was|were|do|does|did|"
+    r"has|have|had)\b)\w+\s+){0,3}\w+[^s\W']s\s+(?:are|were|is|was|have|has|had|do|did|"
+    r"need|needs|require|can|cant|can't|cannot|could|must|should|will|would|may|might|get|"
+    r"got|use|run|offer|take)\b|"
     r"^\s*who\s+(?:are|were)\s+(?:the\s+|our\s+)?(?:\w+\s+){0,2}\w+[^s\W']s\b|"
     r"^\s*who\s+(?:attended|(?:was|were)\s+(?:at|present|there)|came\s+to)\b", re.I)
 _PEOPLE = re.compile(r"\b(?:who|whom|everyone|everybody|people|persons|members|names)\b", re.I)

@@ -53,7 +53,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from qa.answering import answerability
-from qa.answering.lead import EXCERPT_WORDS, excerpt, in_range, lead, row_excerpt
+from qa.answering.lead import EXCERPT_WORDS, contains, excerpt, lead, points, row_excerpt
 from qa.answering.question_kinds import (
     answer_type,
     asked_verb,
@@ -207,7 +207,8 @@ def _in_range(question: str, candidates: list["_Candidate"]) -> list["_Candidate
     """The candidates, less those whose range leaves out the quantity the question names
     when another's holds it ("6 years" of service: not the row "Less than 2 years" when
     the row "5 years to less than 10 years" is there)."""
-    ranged = [in_range(question, c.text) for c in candidates]
+    asked = points(question)
+    ranged = [contains(asked, c.text) for c in candidates]
     if True not in ranged:
         return candidates
     return [c for c, inside in zip(candidates, ranged, strict=True) if inside is not False]
@@ -357,13 +358,15 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
     row = row_fields(text)
     if row is None:
         return True
-    if in_range(asked or question, text):  # "6 years" of service: "5 to under 10 years"
-        return True
     caption, fields = row
-    held = {word.lower() for word in WORD.findall(years_as_one_word(text))}
+    user = asked or question
+    ranged = {f"{n:g}" for n, unit in points(user) if contains([(n, unit)], text)}
+    held = {word.lower() for word in WORD.findall(years_as_one_word(text))} | ranged
     if any(any(c.isdigit() for c in word) and word not in held
-           for word in (w.lower() for w in WORD.findall(years_as_one_word(asked or question)))):
+           for word in (w.lower() for w in WORD.findall(years_as_one_word(user)))):
         return False
+    if ranged:  # "6 years" of service: the row of "5 to under 10 years"
+        return True
     table = {index_term(w) for w in content_words(" ".join([caption, title,
                                                              *(name for name, _ in fields)]))}
     cells = {index_term(w) for w in content_words(" ".join(value for _, value in fields))}

@@ -30,6 +30,7 @@ from qa.indexing.embedding import autocast, fastest_precision, model_location
 WEIGHTS_FILE = Path(__file__).with_name("reader.safetensors")
 MAX_TOKENS = 256  # question and passage window, special tokens included
 STRIDE = 64  # tokens a passage's windows overlap by, when it needs more than one
+MAX_QUESTION_TOKENS = 96  # of a question read: the rest of a window is the passage's
 MAX_ANSWER_TOKENS = 30  # the longest span read as an answer
 TOP_TOKENS = 20  # start and end candidates tried per window
 
@@ -107,9 +108,18 @@ class Reader:
         window cut into overlapping windows (`overflow_to_sample_mapping` says whose)."""
         questions = [question] * len(passages) if isinstance(question, str) else question
         return self.tokenizer(
-            list(questions), list(passages), truncation="only_second",
+            [clipped(self.tokenizer, q) for q in questions], list(passages),
+            truncation="only_second",
             max_length=self.max_tokens, stride=STRIDE, return_overflowing_tokens=True,
             return_offsets_mapping=True, padding=True, return_tensors="pt")
+
+
+def clipped(tokenizer, question: str) -> str:
+    """The question, its first MAX_QUESTION_TOKENS tokens when it has more: a long
+    question leaves a window no room for the passage (the tokenizer then fails)."""
+    ids = tokenizer(question, add_special_tokens=False)["input_ids"]
+    return question if len(ids) <= MAX_QUESTION_TOKENS else tokenizer.decode(
+        ids[:MAX_QUESTION_TOKENS])
 
 
 def best_span(starts: np.ndarray, ends: np.ndarray, offsets: Sequence[Sequence[int]],

@@ -50,6 +50,8 @@ from qa.stemming import index_term
 from qa.words import WORD
 
 MIN_SHARE = 0.5  # of the question's words that the table it is about must hold
+NEGATION_SPAN = 3  # words before a column's name that may negate it
+_TOKEN = re.compile(r"[\w']+")
 MAX_FLAG_VALUES = 4  # a column of this many values at most, one a no, says yes or no
 _NO_CELLS = frozenset(("no", "none", "n", "n/a", "na", "-", "–", "—", "false", "nil",
                        "not required", "not needed"))
@@ -506,7 +508,7 @@ def _filtered(question: str, rows: Sequence[Row], columns: list[str],
             question, row.cells[column].text) and (not _is_numeric(column, rows)
                                                     or _named_column(question, [column]))]
         if column in flags and _named_column(question, [column]):  # "need a DBS check"
-            named = [row for row in rows if _says_no(row, column) == negated(question)]
+            named = [row for row in rows if _says_no(row, column) == _negates(question, column)]
         if named and len(named) < len(rows):
             kept = [row for row in kept if row in named]
     return kept
@@ -521,6 +523,16 @@ def _flags(rows: Sequence[Row], columns: list[str]) -> list[str]:
         if values & _NO_CELLS and 1 < len(values) <= MAX_FLAG_VALUES:
             flags.append(column)
     return flags
+
+
+def _negates(question: str, column: str) -> bool:
+    """Whether the question negates the column's words, a negation among the NEGATION_SPAN
+    words before them ("which agencies cant issue e-vouchers", not "Who are the first
+    aiders not based in Leeds?")."""
+    words = _TOKEN.findall(question.lower())
+    named = _stems(column)
+    return any(index_term(word) in named and negated(" ".join(words[max(0, i - NEGATION_SPAN):i]))
+               for i, word in enumerate(words))
 
 
 def _says_no(row: Row, column: str) -> bool:

@@ -19,7 +19,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from qa.answering.reader import Reader
+from qa.answering.reader import Reader, clipped
 from qa.answering.reader import shipped as shipped_reader
 from qa.errors import QAError
 from qa.indexing.embedding import autocast
@@ -66,8 +66,9 @@ class Verifier:
         return cls(encoder.eval(), head.eval(), reader.tokenizer, reader.precision)
 
     def encode(self, questions: Sequence[str], sentences: Sequence[str]):
-        return self.tokenizer(list(questions), list(sentences), truncation="only_second",
-                              max_length=MAX_TOKENS, padding=True, return_tensors="pt")
+        return self.tokenizer([clipped(self.tokenizer, q) for q in questions], list(sentences),
+                              truncation="only_second", max_length=MAX_TOKENS, padding=True,
+                              return_tensors="pt")
 
     def logits(self, encoded):
         """The scores (above 0: the sentence answers) of `encoded` pairs, with gradients
