@@ -120,6 +120,8 @@ def test_a_row_is_shown_by_its_first_cell_and_the_cell_asked_for():
     assert row_excerpt("private hire budget for Ashby Cross in 24/25?", budget) == (
         "Income stream: Private hire; Ashby Cross 2024/25: 214,000.")
     assert row_excerpt("footfall in july?", FOOTFALL) is None  # no column asked: the whole row
+    prices = "code: N04; service: Spay; york_price: £135.00; leeds_price: £128.00."
+    assert lead("how much is a spay at leeds?", prices) == "£128.00"  # a CSV's column names
 
 
 def test_a_quote_that_says_it_is_read_with_the_sentence_before():

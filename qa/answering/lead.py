@@ -322,5 +322,7 @@ def row_excerpt(question: str, quote: str) -> str | None:
 
 
 def _terms(text: str) -> set[str]:
-    """The stems of the text's content words, two years one word ("24/25": "2024-25")."""
-    return {index_term(word) for word in content_words(years_as_one_word(text))}
+    """The stems of the text's content words, two years one word ("24/25": "2024-25"), "_"
+    a space (a CSV's column "branch_b_price")."""
+    return {index_term(word)
+            for word in content_words(years_as_one_word(text).replace("_", " "))}
