@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from qa import Index
-from tests.helpers import SEED_FILE
+from tests.helpers import SEED_FILE, index_of
 
 HANDBOOK = """# Harbour Office Handbook
 
@@ -94,12 +94,10 @@ The club will buy a second wheel for beginners.
 
 
 def test_minutes_are_summarised_item_by_item(tmp_path):
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "committee_minutes.txt").write_text(MINUTES, encoding="utf-8")
     # the same items as Markdown headings right above their text
     markdown = MINUTES.replace("\n\n", "\n\n## ").replace("## KILN", "# KILN")
-    (tmp_path / "docs" / "trustee_minutes.md").write_text(markdown, encoding="utf-8")
-    index = Index.build([tmp_path / "docs"], path=tmp_path / "index")
+    index = index_of(tmp_path, {"committee_minutes.txt": MINUTES,
+                                "trustee_minutes.md": markdown})
     for name in ("committee", "trustee"):
         answer = index.ask(f"Summarise the {name} minutes")
         lines = answer.text.split("\n")

@@ -15,6 +15,7 @@ from qa.answering.lists import (
 )
 from qa.search import Hit
 from qa.words import dates
+from tests.helpers import index_of
 
 MINUTES = """# Harbour Board minutes
 
@@ -84,7 +85,6 @@ def test_no_list_when_none_shares_a_word_with_the_question():
 
 @pytest.fixture(scope="module")
 def minutes_index(tmp_path_factory):
-    from qa import Index
 
     folder = tmp_path_factory.mktemp("lists") / "docs"
     folder.mkdir()
@@ -186,16 +186,13 @@ def test_a_meetings_decisions_are_its_decisions_section_else_its_labelled_decisi
 
 
 def test_what_a_named_meeting_decided_is_answered_from_its_notes(tmp_path):
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "kiln_club_minutes.txt").write_text(
-        "KILN CLUB MINUTES\n\nPresent: Ada Lind, Bo Berg\n\nKILN\nThe element has failed.\n\n"
-        "DECISIONS\nD1 A new element will be bought for 400 pounds.\nD2 Firing stops until "
-        "it is fitted.\n\nACTIONS\nA1 Bo orders the element.\n", encoding="utf-8")
-    (folder / "garden_group_notes.txt").write_text(
-        "Garden group notes\n\nThe group agreed to plant the beds in May. A kiln was not "
-        "discussed.\n", encoding="utf-8")
-    index = Index.build([folder], path=tmp_path / "index")
+    index = index_of(tmp_path, {
+        "kiln_club_minutes.txt": (
+            "KILN CLUB MINUTES\n\nPresent: Ada Lind, Bo Berg\n\nKILN\nThe element has "
+            "failed.\n\nDECISIONS\nD1 A new element will be bought for 400 pounds.\nD2 "
+            "Firing stops until it is fitted.\n\nACTIONS\nA1 Bo orders the element.\n"),
+        "garden_group_notes.txt": ("Garden group notes\n\nThe group agreed to plant the beds "
+                                   "in May. A kiln was not discussed.\n")})
     answer = index.ask("What did the kiln club decide?")
     other = index.ask("What did the kiln club decide on 3 March?")  # no meeting of that date
     index.close()

@@ -4,10 +4,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qa import Index, QAError
+from qa import QAError
 from qa.answering.conversation import FOLLOW_UP_TURNS, standalone_question
 from qa.answering.quoted import NOT_FOUND
 from qa.search import reciprocal_rank_fusion
+from tests.helpers import index_of
 
 HOSTILE = [
     '"', '""', "*", "a*", "AND", "OR", "NOT", "NEAR", "NEAR(a b)", "(", ")", "((a)", "-", "-a",
@@ -258,9 +259,7 @@ Staff park in the rear car park. Visitors use the front car park.
 
 def test_a_follow_up_the_documents_do_not_answer_alone_is_read_after_the_last_question(
         tmp_path):
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
-    index = Index.build([tmp_path / "docs"], path=tmp_path / "index")
+    index = index_of(tmp_path, {"handbook.md": HANDBOOK})
     leave = [("How many days of annual leave do I get?",
               "Full-time staff get 28 days of annual leave a year, including bank holidays. [1]")]
     alone = index.ask("can i keep some for next year?")

@@ -569,7 +569,6 @@ def test_an_index_of_schema_4_quotes_its_table_rows_until_rebuilt(tmp_path):
     import sqlite3
     from contextlib import closing
 
-    from qa import Index
     from qa.backends.sqlite.backend import DATABASE
 
     docs, path = tmp_path / "docs", tmp_path / "index"
@@ -598,14 +597,11 @@ def test_an_index_of_schema_4_quotes_its_table_rows_until_rebuilt(tmp_path):
 
 
 def test_a_quantity_asked_of_is_looked_up_in_the_row_whose_range_holds_it(tmp_path):
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "leave.md").write_text(
+    index = index_of(tmp_path, {"leave.md": (
         "# Annual leave\n\nLeave depends on your length of service.\n\n"
         "| Length of service | Annual leave (days) |\n|---|---|\n"
         "| Less than 2 years | 25 |\n| 2 years to less than 5 years | 27 |\n"
-        "| 5 years to less than 10 years | 30 |\n| 10 years or more | 33 |\n",
-        encoding="utf-8")
-    index = Index.build([tmp_path / "docs"], path=tmp_path / "index")
+        "| 5 years to less than 10 years | 30 |\n| 10 years or more | 33 |\n")})
     answer = index.ask("how many days annual leave do i get if ive been here six years?")
     index.close()
 
