@@ -71,6 +71,7 @@ STAFF = ["Staff: Name: Ada Lind; Site: Leeds; First aider: Yes; DBS check: Enhan
     ("which staff need a DBS check?", ["Ada Lind", "Cy Moss"]),  # any but None
     ("which staff dont need a DBS check", ["Bo Berg", "Di Park"]),  # typed without "'"
     ("Who are the first aiders who are not managers?", ["Ada Lind", "Cy Moss", "Di Park"]),
+    ("Who are the first aiders not based in Leeds?", ["Cy Moss"]),  # a negated cell
 ])
 def test_a_list_keeps_the_rows_a_yes_or_no_column_says_yes_to(question, names):
     headline, used = compute("list", question, _rows(STAFF))

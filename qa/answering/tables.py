@@ -498,8 +498,9 @@ def _label_column(question: str, columns: list[str], numeric: list[str]) -> str 
 def _filtered(question: str, rows: Sequence[Row], columns: list[str],
               exclude: str | None) -> list[Row]:
     """The rows with a cell the question names ("in Lyon", "on floor 2": a number counts
-    when its column is named too), in each column where it names some rows but not all;
-    all rows when it names none."""
+    when its column is named too), or without it when the question negates it ("not based
+    in Lyon"), in each column where it names some rows but not all; all rows when it names
+    none."""
     kept, flags = list(rows), _flags(rows, columns)
     for column in columns:
         if column == exclude:
@@ -507,6 +508,8 @@ def _filtered(question: str, rows: Sequence[Row], columns: list[str],
         named = [row for row in rows if column in row.cells and _names(
             question, row.cells[column].text) and (not _is_numeric(column, rows)
                                                     or _named_column(question, [column]))]
+        if named and all(_negates(question, row.cells[column].text) for row in named):
+            named = [row for row in rows if row not in named]
         if column in flags and _named_column(question, [column]):  # "need a DBS check"
             named = [row for row in rows if _says_no(row, column) == _negates(question, column)]
         if named and len(named) < len(rows):
@@ -525,12 +528,13 @@ def _flags(rows: Sequence[Row], columns: list[str]) -> list[str]:
     return flags
 
 
-def _negates(question: str, column: str) -> bool:
-    """Whether the question negates the column's words, a negation among the NEGATION_SPAN
-    words before them ("which agencies cant issue e-vouchers", not "Who are the first
-    aiders not based in Leeds?")."""
+def _negates(question: str, name: str) -> bool:
+    """Whether the question negates a column's name or a cell's words, a negation among
+    the NEGATION_SPAN words before them ("which agencies cant issue e-vouchers", "not
+    based in Leeds"; the first aiders of "Who are the first aiders not based in Leeds?"
+    are not negated)."""
     words = _TOKEN.findall(question.lower())
-    named = _stems(column)
+    named = _stems(name)
     return any(index_term(word) in named and negated(" ".join(words[max(0, i - NEGATION_SPAN):i]))
                for i, word in enumerate(words))
 
