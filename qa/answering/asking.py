@@ -147,7 +147,8 @@ class Asker:
         subject = decision_subject(question)
         named = named_documents(subject, self.documents(within)) if subject else []
         if len(named) > 1:  # names alike: the one whose text matches the subject best
-            named = [path for path in named if path == self.find(subject or "", within)]
+            best = self.find(subject or "", within)
+            named = [path for path in named if path == best]
         if len(named) != 1:
             return None
         text = self.backend.document_text(named[0]) or ""

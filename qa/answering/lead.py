@@ -34,7 +34,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from qa.answering.question_kinds import content_words, negated
+from qa.answering.question_kinds import content_words, negated, stems
 from qa.indexing.chunking import split_sentences
 from qa.loaders.tables import row_fields
 from qa.stemming import index_term
@@ -228,17 +228,10 @@ def within_limit(question: str, quote: str) -> bool | None:
     return None
 
 
-def in_range(question: str, text: str) -> bool | None:
-    """Whether a quantity the question names ("if I've been here 6 yrs") lies in a range
-    the text gives in the same unit ("5 years to less than 10 years": True; "Less than 2
-    years", "10 years or more": False); None when the text gives none. Small numbers count
-    in words too ("six years"); a quantity the question bounds ("a claim over 250
-    pounds") is no point in a range."""
-    return contains(points(question), text)
-
-
 def points(question: str) -> list[tuple[float, str]]:
-    """The (number, unit) quantities a question names, those it bounds left out."""
+    """The (number, unit) quantities a question names ("if I've been here 6 yrs": 6, year;
+    small numbers in words too, "six years"), those it bounds left out ("a claim over 250
+    pounds" is no point in a range)."""
     text = in_digits(question)
     for pattern in (_SPAN, _BELOW, _UP_TO, _ABOVE, _FROM, _OVER):
         text = pattern.sub(" ", text)
@@ -246,8 +239,9 @@ def points(question: str) -> list[tuple[float, str]]:
 
 
 def contains(asked: Sequence[tuple[float, str]], text: str) -> bool | None:
-    """`in_range` of quantities already found (`points`): True when a range of the text
-    holds one of them, False when its ranges in their units hold none, else None."""
+    """Whether a range the text gives holds one of the quantities `asked` (`points`), in
+    its unit ("5 years to less than 10 years" for 6 years: True; "Less than 2 years", "10
+    years or more": False); None when the text gives no range in their units."""
     if not asked:
         return None
     verdicts = [low <= number < high or closed and number == high
@@ -324,5 +318,4 @@ def row_excerpt(question: str, quote: str) -> str | None:
 def _terms(text: str) -> set[str]:
     """The stems of the text's content words, two years one word ("24/25": "2024-25"), "_"
     a space (a CSV's column "branch_b_price")."""
-    return {index_term(word)
-            for word in content_words(years_as_one_word(text).replace("_", " "))}
+    return stems(years_as_one_word(text))

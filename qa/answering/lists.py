@@ -152,7 +152,8 @@ def decisions(text: str, sentences: Sequence[tuple[int, int]],
     agreed, approved or rejected."""
     for n, (at, heading) in enumerate(headings):
         if _DECISION_HEADING.search(heading):
-            after = text.find("\n", at) % (len(text) + 1)  # the heading's line ends
+            line_end = text.find("\n", at)
+            after = len(text) if line_end < 0 else line_end  # the heading's line ends
             end = headings[n + 1][0] if n + 1 < len(headings) else len(text)
             inside = [(_skip_space(text, max(a, after)), b) for a, b in sentences
                       if after < b <= end]  # a sentence may run on from the heading

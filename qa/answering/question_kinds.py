@@ -187,6 +187,12 @@ def _asked_value(question: str) -> re.Pattern[str] | None:
     return next((holds for asks, holds in _ASKED_VALUES if asks.search(question)), None)
 
 
+def stems(text: str) -> set[str]:
+    """The stems of the text's content words, "_" a space (a CSV's column "e_voucher": e,
+    voucher)."""
+    return {index_term(word) for word in content_words(text.replace("_", " "))}
+
+
 def content_words(text: str) -> list[str]:
     """The content words of `text`, lower-cased (stopwords left out)."""
     return [word for word in WORD.findall(text.lower()) if word not in STOPWORDS]

@@ -347,7 +347,7 @@ def _window_text(candidate: "_Candidate") -> str:
 
 def row_answers(question: str, text: str, title: str = "", asked: str | None = None) -> bool:
     """Whether `text`, if it is a table row, can answer the question: a row is exact data,
-    so it does when the quantity the question names lies in its range (`in_range`), and
+    so it does when the quantity the question names lies in its range (`contains`), and
     does not when the question names a number or code ("2027", "Q4") that the row
     and its caption lack (another year's row; two years count as one however written,
     "24/25" as "2024-25"), or names the row it asks about by words

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from qa.answering.question_kinds import content_words, is_list_question, negated
+from qa.answering.question_kinds import content_words, is_list_question, negated, stems
 from qa.answering.quoted import quoted
 from qa.answering.results import Answer
 from qa.backends.base import SentenceRow
@@ -183,10 +183,10 @@ def choose_table(question: str, rows: Sequence[Row]) -> tuple[str, int] | None:
     none holds MIN_SHARE of them ("How many days of leave do staff have?" is not about a
     lunch menu's days), or it holds only their numbers ("How many kids did we feed in
     2024/25?" is not about the income table's 2024-25 column)."""
-    wanted = _stems(_without_operation(question))
+    wanted = stems(_without_operation(question))
     held: dict[tuple[str, int], set[str]] = {}
     for row in rows:
-        words = _stems(" ".join([row.caption, *row.cells, *_texts(row)])) | _named(row)
+        words = stems(" ".join([row.caption, *row.cells, *_texts(row)])) | _named(row)
         held.setdefault((row.hit.source, row.table), set()).update(wanted & words)
     best = max(held.items(), key=lambda item: len(item[1]), default=None)
     if best is None or not wanted or len(best[1]) < MIN_SHARE * len(wanted) or all(
@@ -281,9 +281,9 @@ def _listed(question: str, rows: Sequence[Row], columns: list[str],
     if label is None:
         return None
     kept = _filtered(question, rows, columns, exclude=label)
-    filters_by = _stems(question) & _named(rows[0]) or any(  # its document or a flag
+    filters_by = stems(question) & _named(rows[0]) or any(  # its document or a flag
         _named_column(question, [column]) for column in _flags(rows, columns))
-    if not _stems(question) & _stems(label) and not (filters_by and len(kept) < len(rows)):
+    if not stems(question) & stems(label) and not (filters_by and len(kept) < len(rows)):
         return None
     values = [row.cells[label].text for row in kept if label in row.cells]
     if not values:
@@ -303,10 +303,10 @@ def _counted(question: str, rows: Sequence[Row], columns: list[str], numeric: li
     assert noun is not None
     first = noun["noun"].split()[0].lower()
     kept = _filtered(question, rows, columns, exclude=None)
-    table = _named(rows[0]) | _stems(" ".join([rows[0].caption,
+    table = _named(rows[0]) | stems(" ".join([rows[0].caption,
                                                *(c for c in columns if c not in numeric)]))
     if _named_column(noun["noun"], numeric) or not (
-            _stems(first) & table or (first in _PEOPLE and len(kept) < len(rows))):
+            stems(first) & table or (first in _PEOPLE and len(kept) < len(rows))):
         return None
     if len(kept) < 2:  # one row is quoted, not counted: it may hold the number asked
         return None
@@ -343,7 +343,7 @@ def _changed(question: str, rows: Sequence[Row], columns: list[str], numeric: li
     lower = question.lower()
     named = sorted((min(lower.find(word) % (len(lower) + 1) for word in content_words(column)),
                     column) for column in numeric
-                   if _stems(column) and _stems(column) <= _stems(question))
+                   if stems(column) and stems(column) <= stems(question))
     if len(named) != 2:
         return None
     before, after = (column for _, column in named)
@@ -473,8 +473,8 @@ def _named_column(question: str, columns: Sequence[str]) -> str | None:
     """The column whose name shares most words (stems) with the question, the words that
     ask for the computation left out ("total" names no column "Total"); None if none
     does, or if several share as many (the question is ambiguous)."""
-    wanted = _stems(_without_operation(question))
-    scored = sorted(((len(wanted & _stems(column)), column) for column in columns),
+    wanted = stems(_without_operation(question))
+    scored = sorted(((len(wanted & stems(column)), column) for column in columns),
                     key=lambda pair: -pair[0])
     if not scored or not scored[0][0] or len(scored) > 1 and scored[1][0] == scored[0][0]:
         return None
@@ -534,7 +534,7 @@ def _negates(question: str, name: str) -> bool:
     based in Leeds"; the first aiders of "Who are the first aiders not based in Leeds?"
     are not negated)."""
     words = _TOKEN.findall(question.lower())
-    named = _stems(name)
+    named = stems(name)
     return any(index_term(word) in named and negated(" ".join(words[max(0, i - NEGATION_SPAN):i]))
                for i, word in enumerate(words))
 
@@ -575,9 +575,4 @@ def _texts(row: Row) -> list[str]:
 def _named(row: Row) -> set[str]:
     """The words of the row's document's title and file name ("budget_2026.xlsx": budget,
     2026), which name its tables too."""
-    return _stems(f"{row.hit.title} {re.sub(r'[_.-]+', ' ', Path(row.hit.source).stem)}")
-
-
-def _stems(text: str) -> set[str]:
-    """The stems of the text's content words, "_" a space ("e_voucher": e, voucher)."""
-    return {index_term(word) for word in content_words(text.replace("_", " "))}
+    return stems(f"{row.hit.title} {re.sub(r'[_.-]+', ' ', Path(row.hit.source).stem)}")
