@@ -48,6 +48,11 @@ from qa.answering.quoted import row_answers
     ("Is the safety course compulsory?", "Staff may take the safety course.", NO_VERDICT),
     ("Can the kiln run for 6 hours?",  # a limit on something else decides nothing
      "Staff may work no more than 8 hours a day.", NO_VERDICT),
+    # a contraction asks nothing of the quote ("I'm": no word "m" it must hold)
+    ("Is a hard hat mandatory when I'm on the site?",
+     "A hard hat is mandatory on the site at all times.", "Yes"),
+    ("Do I need a permit if I've parked overnight?",
+     "You don't need a permit to park overnight.", "No"),
 ])
 def test_verdicts(question, quote, expected):
     assert lead(question, quote) == expected

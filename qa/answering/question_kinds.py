@@ -55,6 +55,8 @@ _NUMBER_QUESTION = re.compile(
     r"\b(how many|how much|what percent|what percentage|how large|how big|how long|how far|"
     r"how old|how high|how tall|what population)\b", re.I)
 _CALENDAR = re.compile(f"{WEEKDAYS}|{'|'.join(MONTH_NAMES)}", re.I)
+# what a contraction adds to a word, each a stopword ("n't": not; "'m": am; "'ve": have)
+_CONTRACTION = re.compile(r"\b(?:ca|wo|sha)n['’]t\b|(?<=\w)(?:n['’]t|['’](?:m|ve|re|ll|d))\b")
 _NAME_QUESTION = re.compile(r"\b(who|whom|whose|where)\b", re.I)
 # "Who has already resigned...": the words between "who" and its verb; a copula or "did"
 # there makes it a question of another kind ("Who is...", "Who did they...").
@@ -194,8 +196,10 @@ def stems(text: str) -> set[str]:
 
 
 def content_words(text: str) -> list[str]:
-    """The content words of `text`, lower-cased (stopwords left out)."""
-    return [word for word in WORD.findall(text.lower()) if word not in STOPWORDS]
+    """The content words of `text`, lower-cased (stopwords left out, and what a contraction
+    adds: "I'm", "we've" and "don't" hold no "m", "ve", "don" or "t")."""
+    return [word for word in WORD.findall(_CONTRACTION.sub(" ", text.lower()))
+            if word not in STOPWORDS]
 
 
 def answer_type(question: str) -> SentenceTest | None:
