@@ -104,6 +104,8 @@ def test_a_word_is_not_read_as_a_misspelling_when_it_may_be_meant(word, held, kn
     ("What are the main points?", ("", True)),
     ("What is the safety report about?", ("safety report", False)),
     ("What does the memo say?", ("memo", False)),
+    ("what's hannah's email about the rota saying?", ("hannah's email about the rota", False)),
+    ("can u sum up stuart's email about the van", ("stuart's email about the van", True)),
     ("What was the dispute about?", ("dispute", False)),
     ("What is the capital of France?", None),
     ("Who summarized the report?", None),
@@ -123,6 +125,7 @@ DOCUMENTS = [DocumentInfo("/d/safety_report.pdf", "Loading dock safety report", 
     ("Summarize the documents", ["/d/handbook.md", "/d/safety_report.pdf", "/d/news.txt"]),
     ("What is this article about?", ["/d/news.txt"]),  # the one the conversation is about
     ("Summarize the minutes of the board", ["/d/found.txt"]),  # no title: searched for
+    ("what's the email from Hannah saying?", ["/d/found.txt"]),  # an e-mail is a document
     ("What was the dispute about?", None),  # about a dispute, not a document
 ])
 def test_an_overview_is_of_the_document_the_question_names_or_refers_to(question, paths):

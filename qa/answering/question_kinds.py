@@ -78,7 +78,7 @@ _NOUN_ENDINGS = ("tion", "sion", "ment", "ance", "ence", "al")
 _TIME = re.compile(
     rf"\b(1\d{{3}}|20\d{{2}})s?\b|\b(?:{'|'.join(MONTH_NAMES)}|century|centuries)\b", re.I)
 
-_POLITE = r"^\s*(?:(?:please|can you|could you|would you|will you|pls)\s+)*"
+_POLITE = r"^\s*(?:(?:please|(?:can|could|would|will) (?:you|u)|pls)\s+)*"
 _SUMMARY_REQUEST = re.compile(
     _POLITE + r"(?:summari[sz]e|sum up|recap|outline|"
     r"(?:give|show|tell|write)(?: me| us)? (?:a |an |the )?(?:short |brief |quick |one-line )?"
@@ -93,8 +93,8 @@ _ABOUT_QUESTION = re.compile(
     _POLITE + r"(?:what(?:'s|s| is| are| was| were)|tell me what) (?P<subject>.+?)(?: is| are)?"
     r" (?:all |mainly |mostly |really )?about[\s?.!]*$", re.I)
 _COVER_QUESTION = re.compile(
-    _POLITE + r"what (?:does|do) (?P<subject>.+?) (?:say|cover|describe|discuss|"
-    r"talk about|deal with)[\s?.!]*$", re.I)
+    _POLITE + r"what(?: does| do|'s|s| is) (?P<subject>.+?) (?:say|saying|cover|describe|"
+    r"discuss|talk about|deal with)[\s?.!]*$", re.I)
 
 SUBJECT_SPAN = 6  # the first words of a sentence, where its own subject stands
 _LIST_QUESTION = re.compile(

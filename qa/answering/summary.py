@@ -69,6 +69,8 @@ _REFERENCE = re.compile(
 _DOCUMENT_NOUNS = frozenset((
     "document", "article", "file", "report", "paper", "handbook", "manual", "guide", "memo",
     "story", "policy", "page", "notes", "minutes", "pdf", "letter", "brochure", "faq",
+    "email", "e-mail", "mail", "message", "slides", "deck", "presentation", "spreadsheet",
+    "notice",
 ))
 _QUOTES = "\"'“‘«„"
 _NAME_NOISE = frozenset(("document", "article", "file", "text", "pdf", "docx", "md", "txt"))
