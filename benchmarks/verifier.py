@@ -14,10 +14,15 @@ Pairs, from every article the reader was trained on (never fold 0, `--hold-out-f
                   swapped for a word of the same shape (number, name, word) that the
                   article holds and the sentence does not, with that sentence: "the Tern's
                   master" asked of a sentence naming the Corrie Belle's.
+And, with `--office`, the same four kinds made from office folders and their questions
+(`benchmarks/office_pairs.py`: rows, short lines and clauses, and their near misses:
+another branch's or another year's figure), each repeated `--office-weight` times; the
+folders named by `--office-hold-out` are left out of training and reported instead.
 Only "answers" are labelled answering; each label weighs half. After each epoch the held-out
-fold's pairs are scored: the AUC of answers against each kind of negative.
+pairs are scored: the AUC of answers against each kind of negative.
 
     .venv/bin/python benchmarks/verifier.py --workdir /tmp/verifier [--epochs 3] [--write]
+        [--office benchmarks/office_pairs.json [--office-hold-out blind5,blind6]]
 """
 
 import argparse
@@ -229,6 +234,12 @@ def report(pairs: list[Pair], scores: np.ndarray) -> dict[str, float]:
     return {kind: round(auc(positives, scores[kinds == kind]), 3) for kind in KINDS[1:]}
 
 
+def held_out(model: verifier.Verifier, tests: dict[str, list[Pair]]) -> str:
+    """The AUCs of each held-out set with pairs, as JSON."""
+    return json.dumps({name: report(pairs, scores_of(model, pairs))
+                       for name, pairs in tests.items() if pairs})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workdir", type=Path, required=True)
@@ -237,6 +248,9 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--lr", type=float, default=5e-4)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--office", type=Path, help="pairs of benchmarks/office_pairs.py")
+    parser.add_argument("--office-hold-out", default="", help="folders reported, not trained on")
+    parser.add_argument("--office-weight", type=int, default=8, help="times each is trained on")
     parser.add_argument("--write", action="store_true",
                         help=f"write the last epoch's weights to {verifier.WEIGHTS_FILE.name}")
     args = parser.parse_args()
@@ -247,12 +261,18 @@ def main() -> None:
     held = {t for t in articles if t in load_articles(TRAIN_FILES[1:])
             and fold_of(t, READER_FOLDS) == args.hold_out_fold}
     train = [p for t, ps in articles.items() if t not in held for p in pairs_of(t, ps, rng)]
-    test = [p for t in sorted(held) for p in pairs_of(t, articles[t], rng)]
-    print(f"{len(train)} training pairs {dict(Counter(p.kind for p in train))}; "
-          f"{len(test)} held out ({sorted(held)})", flush=True)
+    tests = {"squad": [p for t in sorted(held) for p in pairs_of(t, articles[t], rng)]}
+    if args.office:
+        office = [Pair(**pair) for pair in json.loads(args.office.read_text(encoding="utf-8"))]
+        kept = set(args.office_hold_out.split(",")) if args.office_hold_out else set()
+        train += [p for p in office if p.article not in kept] * args.office_weight
+        tests["office"] = [p for p in office if p.article in kept]
+    print(f"{len(train)} training pairs {dict(Counter(p.kind for p in train))}; held out: "
+          f"{ {name: len(pairs) for name, pairs in tests.items()} } ({sorted(held)})",
+          flush=True)
     model, changed = trainable(args.seed)
     started, cpu = time.time(), time.process_time()
-    print("before training: " + json.dumps(report(test, scores_of(model, test))), flush=True)
+    print(f"before training: {held_out(model, tests)}", flush=True)
     trained = [p for module in changed.values() for p in (module.a, module.b)]
     trained += list(model.head.parameters())
     optimizer = torch.optim.AdamW(trained, lr=args.lr, weight_decay=0.01)
@@ -280,9 +300,8 @@ def main() -> None:
                 print(f"  {len(losses)} steps, loss {np.mean(losses[-100:]):.3f}, "
                       f"{time.time() - started:.0f} s wall, "
                       f"{time.process_time() - cpu:.0f} CPU-s", flush=True)
-        figures = report(test, scores_of(model, test))
         print(f"epoch {epoch + 1}: loss {np.mean(losses):.3f}; held-out AUC "
-              f"{json.dumps(figures)}; {time.time() - started:.0f} s wall, "
+              f"{held_out(model, tests)}; {time.time() - started:.0f} s wall, "
               f"{time.process_time() - cpu:.0f} CPU-s", flush=True)
         save(model, changed, args.workdir / f"epoch{epoch + 1}.safetensors")
     if args.write:

@@ -8,7 +8,10 @@ is LORA_SCALE * B @ A, with A and B of rank 8) and a scoring layer on [CLS],
 fitted by `benchmarks/verifier.py` to SQuAD 2.0 (CC BY-SA 4.0): answerable questions with
 the sentence holding their answer, against unanswerable ones, other sentences of the
 paragraph, and near misses (a question with its rarest word the sentence holds swapped
-for another of the article's). Only A, B and the scoring layer ship, as
+for another of the article's); and to the same four kinds of pair made from office
+folders the project wrote with their questions (`benchmarks/office_pairs.py`: table rows,
+short lines and clauses, and near misses such as another branch's or another year's
+figure, which SQuAD's prose does not teach). Only A, B and the scoring layer ship, as
 `verifier.safetensors` (float16, under 1 MB); nothing is downloaded. They are merged into
 a copy of the reader's weights when the verifier loads.
 """

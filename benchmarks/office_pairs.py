@@ -1,0 +1,142 @@
+"""Verifier pairs from office folders and their questions, for `benchmarks/verifier.py`.
+
+SQuAD's paragraphs are encyclopaedia prose; an office folder is rows of tables, short
+lines and policy clauses, and its near misses are of their own kind: another branch's
+figure, another year's, an attribute the row does not have. The verifier trained on SQuAD
+alone scores them noisily, so the project's own answer sets (a folder of documents and
+questions with gold answers: `benchmarks/office`, and each folder written blind since,
+in the same keys, and six more written as training data alike, by helpers who read none
+of the code) are made into pairs of the verifier's four kinds:
+
+  answers         an answerable fact or value question and the sentence of its `source`
+                  holding most of its `must` strings;
+  other sentence  ... and the sentence the product would quote first when that is not
+                  the gold one, else the source's other sentence sharing most rare words;
+  unanswerable    a question the documents do not answer and the sentence the product
+                  would quote first (`qa.answering.quoted.assess`);
+  near miss       the answerable question with its rarest word the gold sentence holds
+                  swapped for another word of the document of the same shape.
+
+Sentences are the documents' stored text split as chunking splits it. Follow-ups, lists
+and summaries are answered by other paths and are left out. The pairs are written as
+JSON, one object per pair with its folder's name; `benchmarks/verifier.py --office` reads
+them, holding out the folders it is told to. The folders other than the office one live
+outside the repository; `office_pairs.json` beside this script is what they gave (1,447
+pairs), made by
+
+    .venv/bin/python benchmarks/office_pairs.py --out benchmarks/office_pairs.json \
+        --folder blind=/work/blind --folder blind2=/work/blind2 ... --folder blind7=/work/blind7 \
+        --folder train1=/work/train1 ... --folder train6=/work/train6
+
+(each DIR holds folder/ and questions.json).
+"""
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "office"))
+
+from documents import write_documents  # noqa: E402
+from verifier import WORD, Pair, most_shared, near_miss, shape  # noqa: E402
+
+from qa import Index  # noqa: E402
+from qa.answering.quoted import assess  # noqa: E402
+from qa.indexing.chunking import split_sentences  # noqa: E402
+from qa.words import STOPWORDS  # noqa: E402
+
+KINDS = ("fact", "value", "unanswerable")
+SEED = 13
+
+
+def normal(text: str) -> str:
+    return " ".join(text.replace("’", "'").split()).lower()
+
+
+def document_sentences(index: Index) -> dict[str, list[str]]:
+    """Each document's sentences, by file name."""
+    backend = index._asker.backend
+    found = {}
+    for document in backend.documents():
+        text = backend.document_text(document.path) or ""
+        found[Path(document.path).name] = [text[s:e] for s, e in split_sentences(text)]
+    return found
+
+
+def quoted_first(index: Index, question: str) -> str | None:
+    """The sentence the product would quote first for `question` (None: none)."""
+    _, inputs = index._asker.answer_inputs(question)
+    found = assess(question, *inputs)
+    return None if found is None else found.candidates[found.chosen[0]].text
+
+
+def folder_pairs(name: str, index: Index, questions: list[dict],
+                 rng: random.Random) -> list[Pair]:
+    documents = document_sentences(index)
+    pairs = []
+    for question in questions:
+        if question["kind"] not in KINDS:
+            continue
+        text, quoted = question["question"], quoted_first(index, question["question"])
+        if question.get("refuse"):
+            if quoted is not None:
+                pairs.append(Pair(name, "unanswerable", text, quoted))
+            continue
+        sentences = documents.get(question.get("source", ""), [])
+        musts = [normal(m) for m in question.get("must", [])]
+        held = [(sum(m in normal(s) for m in musts), -len(s), s) for s in sentences]
+        if not held or max(held)[0] == 0:
+            continue
+        gold = max(held)[2]
+        words = [w for s in sentences for w in WORD.findall(s)]
+        frequency = Counter(w.lower() for w in words)
+        shapes: dict[str, list[str]] = {}
+        for word in sorted(set(words)):
+            if word.lower() not in STOPWORDS and len(word) > 2:
+                shapes.setdefault(shape(word), []).append(word)
+        pairs.append(Pair(name, "answers", text, gold))
+        other = quoted if quoted is not None and quoted != gold and not any(
+            m in normal(quoted) for m in musts) else most_shared(
+            text, [s for s in sentences if s != gold], frequency)
+        if other is not None:
+            pairs.append(Pair(name, "other sentence", text, other))
+        swapped = near_miss(text, gold, frequency, shapes, rng)
+        if swapped is not None:
+            pairs.append(Pair(name, "near miss", swapped, gold))
+    return pairs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--folder", action="append", default=[], metavar="NAME=DIR",
+                        help="a folder written blind: DIR/folder and DIR/questions.json")
+    args = parser.parse_args()
+    rng = random.Random(SEED)
+    pairs: list[Pair] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        office = Path(scratch) / "office"
+        write_documents(office)
+        folders = [("office", office, json.loads((HERE / "office" / "questions.json")
+                                                  .read_text(encoding="utf-8")))]
+        for given in args.folder:
+            name, _, where = given.partition("=")
+            folders.append((name, Path(where) / "folder", json.loads(
+                (Path(where) / "questions.json").read_text(encoding="utf-8"))))
+        for name, documents, questions in folders:
+            index = Index.build([documents], path=Path(scratch) / f"index-{name}")
+            pairs += folder_pairs(name, index, questions, rng)
+            index.close()
+    args.out.write_text(json.dumps([asdict(p) for p in pairs], indent=1, ensure_ascii=False)
+                        + "\n", encoding="utf-8")
+    print(f"{len(pairs)} pairs: {dict(Counter((p.article, p.kind) for p in pairs))}")
+
+
+if __name__ == "__main__":
+    main()
