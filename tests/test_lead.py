@@ -48,6 +48,11 @@ from qa.answering.quoted import row_answers
     ("Is the safety course compulsory?", "Staff may take the safety course.", NO_VERDICT),
     ("Can the kiln run for 6 hours?",  # a limit on something else decides nothing
      "Staff may work no more than 8 hours a day.", NO_VERDICT),
+    # the limit's unit may follow a word: "no more than" is still no negation
+    ("Can a driver with 5 points on their licence drive for us?",
+     "Drivers may have no more than 6 penalty points on their licence.", "Yes"),
+    ("Can a driver with 8 points on their licence drive for us?",
+     "Drivers may have no more than 6 penalty points on their licence.", "No"),
     # a contraction asks nothing of the quote ("I'm": no word "m" it must hold)
     ("Is a hard hat mandatory when I'm on the site?",
      "A hard hat is mandatory on the site at all times.", "Yes"),

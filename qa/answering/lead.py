@@ -77,7 +77,9 @@ _AGGREGATE = re.compile(r"\b(?:largest|smallest|biggest|highest|lowest|most|leas
 _AT_LEAST = r"at least|no less than|not less than|no fewer than|(?:a )?minimum of|more than|over"
 _AT_MOST = r"at most|no more than|not more than|up to|(?:a )?maximum of|less than|under|within"
 _NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?"  # "1,250.50"; linear on a run of "1,1,1,..."
-_LIMIT = re.compile(rf"\b({_AT_LEAST}|{_AT_MOST})\s+({_NUMBER})\s+([a-z]+)", re.I)
+# the unit may follow a word ("no more than 6 penalty points")
+_LIMIT = re.compile(rf"\b({_AT_LEAST}|{_AT_MOST})\s+({_NUMBER})\s+([a-z]+)(?:\s+([a-z]+))?",
+                    re.I)
 _QUANTITY = re.compile(rf"\b({_NUMBER})\s+([a-z]+)", re.I)
 _REFERS_BACK = re.compile(any_of(PRONOUNS), re.I)
 # ranges of a quantity, as tables of entitlements give them
@@ -215,14 +217,16 @@ def _modals(text: str) -> set[str]:
 def within_limit(question: str, quote: str) -> bool | None:
     """Whether the quantity the question asks of ("20 hours") is within the limit the
     quote sets on the same unit ("at least 36 hours": False; "no more than 4 guests" for
-    3 guests: True); None when the quote sets no limit on it. Small numbers count in words
+    3 guests: True; the unit may follow a word: "no more than 6 penalty points" for 5
+    points: True); None when the quote sets no limit on it. Small numbers count in words
     too ("at most two guests" for three)."""
-    limits = [(kind.lower(), float(number.replace(",", "")), index_term(unit))
-              for kind, number, unit in _LIMIT.findall(in_digits(quote))]
+    limits = [(kind.lower(), float(number.replace(",", "")),
+               {index_term(unit) for unit in units if unit})
+              for kind, number, *units in _LIMIT.findall(in_digits(quote))]
     for number, unit in _QUANTITY.findall(in_digits(question)):
         asked = float(number.replace(",", ""))
-        for kind, bound, limit_unit in limits:
-            if limit_unit == index_term(unit):
+        for kind, bound, limit_units in limits:
+            if index_term(unit) in limit_units:
                 lower = re.fullmatch(_AT_LEAST, kind) is not None
                 return asked >= bound if lower else asked <= bound
     return None
