@@ -44,12 +44,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "office"))
 
 from documents import write_documents  # noqa: E402
-from verifier import WORD, Pair, most_shared, near_miss, shape  # noqa: E402
+from verifier import Pair, answered_pairs, most_shared, vocabulary  # noqa: E402
 
 from qa import Index  # noqa: E402
 from qa.answering.quoted import assess  # noqa: E402
 from qa.indexing.chunking import split_sentences  # noqa: E402
-from qa.words import STOPWORDS  # noqa: E402
 
 KINDS = ("fact", "value", "unanswerable")
 SEED = 13
@@ -94,21 +93,11 @@ def folder_pairs(name: str, index: Index, questions: list[dict],
         if not held or max(held)[0] == 0:
             continue
         gold = max(held)[2]
-        words = [w for s in sentences for w in WORD.findall(s)]
-        frequency = Counter(w.lower() for w in words)
-        shapes: dict[str, list[str]] = {}
-        for word in sorted(set(words)):
-            if word.lower() not in STOPWORDS and len(word) > 2:
-                shapes.setdefault(shape(word), []).append(word)
-        pairs.append(Pair(name, "answers", text, gold))
+        frequency, shapes = vocabulary(sentences)
         other = quoted if quoted is not None and quoted != gold and not any(
             m in normal(quoted) for m in musts) else most_shared(
             text, [s for s in sentences if s != gold], frequency)
-        if other is not None:
-            pairs.append(Pair(name, "other sentence", text, other))
-        swapped = near_miss(text, gold, frequency, shapes, rng)
-        if swapped is not None:
-            pairs.append(Pair(name, "near miss", swapped, gold))
+        pairs += answered_pairs(name, text, gold, other, frequency, shapes, rng)
     return pairs
 
 

@@ -83,12 +83,7 @@ def pairs_of(title: str, paragraphs: list[dict], rng: random.Random) -> list[Pai
     """The four kinds of pairs (see the module's docstring) of one article."""
     sentences = [[(s, e, p["context"][s:e]) for s, e in split_sentences(p["context"])]
                  for p in paragraphs]
-    words = [w for p in paragraphs for w in WORD.findall(p["context"])]
-    frequency = Counter(w.lower() for w in words)
-    shapes: dict[str, list[str]] = {}
-    for word in sorted(set(words)):
-        if word.lower() not in STOPWORDS and len(word) > 2:
-            shapes.setdefault(shape(word), []).append(word)
+    frequency, shapes = vocabulary([p["context"] for p in paragraphs])
     found = []
     for paragraph, spans in zip(paragraphs, sentences, strict=True):
         for qa in paragraph["qas"]:
@@ -103,13 +98,33 @@ def pairs_of(title: str, paragraphs: list[dict], rng: random.Random) -> list[Pai
             if qa.get("is_impossible") or not qa["answers"]:
                 found.append(Pair(title, "unanswerable", question, best))
                 continue
-            found.append(Pair(title, "answers", question, best))
             other = most_shared(question, [t for *_, t in spans if t != best], frequency)
-            if other is not None:
-                found.append(Pair(title, "other sentence", question, other))
-            swapped = near_miss(question, best, frequency, shapes, rng)
-            if swapped is not None:
-                found.append(Pair(title, "near miss", swapped, best))
+            found += answered_pairs(title, question, best, other, frequency, shapes, rng)
+    return found
+
+
+def vocabulary(texts: list[str]) -> tuple[Counter, dict[str, list[str]]]:
+    """How often each word of the texts is used (lower-cased), and their words of more
+    than two letters by shape, for near misses."""
+    words = [w for text in texts for w in WORD.findall(text)]
+    shapes: dict[str, list[str]] = {}
+    for word in sorted(set(words)):
+        if word.lower() not in STOPWORDS and len(word) > 2:
+            shapes.setdefault(shape(word), []).append(word)
+    return Counter(w.lower() for w in words), shapes
+
+
+def answered_pairs(source: str, question: str, sentence: str, other: str | None,
+                   frequency: Counter, shapes: dict[str, list[str]],
+                   rng: random.Random) -> list[Pair]:
+    """An answerable question's pairs: with the sentence answering it, with `other` (if
+    any), and its near miss with that sentence (if one can be made)."""
+    found = [Pair(source, "answers", question, sentence)]
+    if other is not None:
+        found.append(Pair(source, "other sentence", question, other))
+    swapped = near_miss(question, sentence, frequency, shapes, rng)
+    if swapped is not None:
+        found.append(Pair(source, "near miss", swapped, sentence))
     return found
 
 
