@@ -106,6 +106,7 @@ def test_a_word_is_not_read_as_a_misspelling_when_it_may_be_meant(word, held, kn
     ("What does the memo say?", ("memo", False)),
     ("what's hannah's email about the rota saying?", ("hannah's email about the rota", False)),
     ("can u sum up stuart's email about the van", ("stuart's email about the van", True)),
+    ("whats the gist of tom's insurance email", ("tom's insurance email", True)),
     ("What was the dispute about?", ("dispute", False)),
     ("What is the capital of France?", None),
     ("Who summarized the report?", None),

@@ -85,7 +85,7 @@ _SUMMARY_REQUEST = re.compile(
     r"(?:summary|overview|gist|synopsis|rundown|outline|recap|main points|key points)|"
     r"(?:a |an |the )?(?:short |brief |quick |one-line )?(?:summary|overview|gist|synopsis|"
     r"rundown|recap)(?= of\b)|"
-    r"what(?:'s| is| are) the (?:gist|summary|overview|main points?|key points?|main ideas?|"
+    r"what(?:'s|’s|s| is| are) the (?:gist|summary|overview|main points?|key points?|main ideas?|"
     r"key ideas?|main takeaways?|key takeaways?|main topics?|key findings|main findings)|"
     r"tl;? ?dr)\b(?:\s+(?:of|for|on|in|about))?(?P<subject>.*?)[\s?.!]*$", re.I)
 _THANKS = re.compile(r"(?:\s+(?:for me|for us|please|pls|plz|thanks|thx|ta))+$", re.I)
