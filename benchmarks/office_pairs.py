@@ -44,6 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "office"))
 
 from documents import write_documents  # noqa: E402
+from run import normalized  # noqa: E402
 from verifier import Pair, answered_pairs, most_shared, vocabulary  # noqa: E402
 
 from qa import Index  # noqa: E402
@@ -52,10 +53,6 @@ from qa.indexing.chunking import split_sentences  # noqa: E402
 
 KINDS = ("fact", "value", "unanswerable")
 SEED = 13
-
-
-def normal(text: str) -> str:
-    return " ".join(text.replace("’", "'").split()).lower()
 
 
 def document_sentences(index: Index) -> dict[str, list[str]]:
@@ -88,14 +85,14 @@ def folder_pairs(name: str, index: Index, questions: list[dict],
                 pairs.append(Pair(name, "unanswerable", text, quoted))
             continue
         sentences = documents.get(question.get("source", ""), [])
-        musts = [normal(m) for m in question.get("must", [])]
-        held = [(sum(m in normal(s) for m in musts), -len(s), s) for s in sentences]
+        musts = [normalized(m) for m in question.get("must", [])]
+        held = [(sum(m in normalized(s) for m in musts), -len(s), s) for s in sentences]
         if not held or max(held)[0] == 0:
             continue
         gold = max(held)[2]
         frequency, shapes = vocabulary(sentences)
         other = quoted if quoted is not None and quoted != gold and not any(
-            m in normal(quoted) for m in musts) else most_shared(
+            m in normalized(quoted) for m in musts) else most_shared(
             text, [s for s in sentences if s != gold], frequency)
         pairs += answered_pairs(name, text, gold, other, frequency, shapes, rng)
     return pairs

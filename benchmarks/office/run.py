@@ -85,14 +85,14 @@ def failures(question: dict, answer: Answer) -> list[str]:
     if "first" in question and not any(_states(lead, v) for v in question["first"]):
         wrong.append(f"first sentence lacks {question['first'][0]!r}: {lead[:160]!r}")
     if "must" in question:
-        held = _norm(" ".join([lead] + [c.quote for c in answer.citations
+        held = normalized(" ".join([lead] + [c.quote for c in answer.citations
                                         if _name(c.hit.source) == source]))
-        missing = [s for s in question["must"] if _norm(s) not in held]
+        missing = [s for s in question["must"] if normalized(s) not in held]
         if missing:
             wrong.append(f"lacks {missing}")
     if "must_not" in question:
-        whole = _norm(" ".join([answer.text] + [c.quote for c in answer.citations]))
-        extra = [s for s in question["must_not"] if _norm(s) in whole]
+        whole = normalized(" ".join([answer.text] + [c.quote for c in answer.citations]))
+        extra = [s for s in question["must_not"] if normalized(s) in whole]
         if extra:
             wrong.append(f"also holds {extra}")
     if "not_quoted" in question:
@@ -105,10 +105,10 @@ def failures(question: dict, answer: Answer) -> list[str]:
 def _summary_failures(question: dict, answer: Answer) -> list[str]:
     if len(answer.citations) < 2:
         return [f"quotes {len(answer.citations)} sentence(s), not a summary"]
-    bad_lines = {_norm(line) for line in question["not_quoted"]}
+    bad_lines = {normalized(line) for line in question["not_quoted"]}
     wrong = []
     for c in answer.citations:
-        quote = _norm(c.quote)
+        quote = normalized(c.quote)
         if _name(c.hit.source) != question["source"]:
             wrong.append(f"[{c.n}] is from {_name(c.hit.source)}")
         elif (quote in bad_lines or any(len(line) >= 25 and line in quote for line in bad_lines)
@@ -128,7 +128,8 @@ def _states(lead: str, value: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(value)}(?![\w]|[.,]\d)", lead, re.I) is not None
 
 
-def _norm(text: str) -> str:
+def normalized(text: str) -> str:
+    """The text as answers are judged: lower-case, one space between words, ' for ’."""
     return " ".join(text.replace("’", "'").split()).lower()
 
 
