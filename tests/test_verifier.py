@@ -44,3 +44,41 @@ def test_missing_or_foreign_weights_are_refused_in_so_many_words(tmp_path):
     foreign.write_bytes(reader.WEIGHTS_FILE.read_bytes())
     with pytest.raises(QAError, match="do not fit the reader"):
         verifier.Verifier.load(reader.shipped(), foreign)
+
+
+def test_the_reader_and_the_verifier_answer_from_many_threads_at_once(monkeypatch):
+    """The web app asks from many threads. A fast tokenizer sets its truncation and padding
+    in itself before it encodes; here each setting is made to take a millisecond (as when
+    a busy machine pauses the thread), so that another thread's call comes between: its
+    settings must not be used (passages tokenized unpadded raised a ValueError, a 500)."""
+    import threading
+    import time
+
+    from transformers import tokenization_utils_tokenizers as fast
+
+    set_up = fast.TokenizersBackend.set_truncation_and_padding
+
+    def slowly(*args, **kwargs):
+        found = set_up(*args, **kwargs)
+        time.sleep(0.001)
+        return found
+    monkeypatch.setattr(fast.TokenizersBackend, "set_truncation_and_padding", slowly)
+    passages = [ROSTER, "The Corrie Belle sails from Oban at nine. " * 3,
+                "Ben Galloway joined the crew in May."]
+    errors: list[str] = []
+
+    def ask(number: int) -> None:
+        for turn in range(4):
+            question = f"Who is the master of ship {number} on voyage {turn}?"
+            try:
+                assert len(reader.read_passages(question, passages)) == len(passages)
+                assert len(verifier.verify(question, [ROSTER, passages[2]])) == 2
+            except Exception as error:  # noqa: BLE001 - every failure is reported below
+                errors.append(repr(error)[:200])
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []

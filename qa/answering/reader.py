@@ -18,14 +18,17 @@ the reader is that the passage answers the question.
 import functools
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
 from qa.errors import QAError
 from qa.indexing.embedding import autocast, fastest_precision, model_location
+
+T = TypeVar("T")
 
 WEIGHTS_FILE = Path(__file__).with_name("reader.safetensors")
 MAX_TOKENS = 256  # question and passage window, special tokens included
@@ -65,6 +68,10 @@ class Reader:
         self.precision = precision  # what the model computes in (qa.indexing.embedding.PRECISIONS)
         self._torch = torch
         self._lock = threading.Lock()
+        # a fast tokenizer keeps its truncation and padding in itself, set by each call: two
+        # threads at once, and one's passages were tokenized unpadded (a ValueError: a 500
+        # from the web app under load)
+        self.tokenizing = threading.Lock()
 
     @classmethod
     def load(cls, model_path: str | Path, weights: Path = WEIGHTS_FILE,
@@ -107,11 +114,12 @@ class Reader:
         """The model's inputs for (question, passage) pairs, a passage longer than a
         window cut into overlapping windows (`overflow_to_sample_mapping` says whose)."""
         questions = [question] * len(passages) if isinstance(question, str) else question
-        return self.tokenizer(
-            [clipped(self.tokenizer, q) for q in questions], list(passages),
-            truncation="only_second",
-            max_length=self.max_tokens, stride=STRIDE, return_overflowing_tokens=True,
-            return_offsets_mapping=True, padding=True, return_tensors="pt")
+        with self.tokenizing:
+            return self.tokenizer(
+                [clipped(self.tokenizer, q) for q in questions], list(passages),
+                truncation="only_second",
+                max_length=self.max_tokens, stride=STRIDE, return_overflowing_tokens=True,
+                return_offsets_mapping=True, padding=True, return_tensors="pt")
 
 
 def clipped(tokenizer, question: str) -> str:
@@ -159,7 +167,20 @@ def base_model(model_path: str | Path):
     return model
 
 
-@functools.cache
+def loaded_once(load: Callable[[], T]) -> Callable[[], T]:
+    """`load`, cached, its first call made by one thread while the others wait for it
+    (`functools.cache` alone runs a miss in every thread at once: 32 first questions to
+    the web app loaded the reader 32 times, 5.5 GB)."""
+    cached, lock = functools.cache(load), threading.Lock()
+
+    @functools.wraps(load)
+    def once() -> T:
+        with lock:
+            return cached()
+    return once
+
+
+@loaded_once
 def shipped() -> Reader:
     """The reader of the package's weights over the bundled all-MiniLM-L6-v2, in bfloat16
     where the CPU has it natively (as it was trained)."""

@@ -17,12 +17,11 @@ a copy of the reader's weights when the verifier loads.
 """
 
 import copy
-import functools
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from qa.answering.reader import Reader, clipped
+from qa.answering.reader import Reader, clipped, loaded_once
 from qa.answering.reader import shipped as shipped_reader
 from qa.errors import QAError
 from qa.indexing.embedding import autocast
@@ -45,6 +44,7 @@ class Verifier:
         self.precision = precision
         self._torch = torch
         self._lock = threading.Lock()
+        self._tokenizing = threading.Lock()  # see Reader.tokenizing
 
     @classmethod
     def load(cls, reader: Reader, weights: Path = WEIGHTS_FILE) -> "Verifier":
@@ -66,12 +66,15 @@ class Verifier:
                 head.load_state_dict({"weight": tuned["head.weight"], "bias": tuned["head.bias"]})
         except (KeyError, RuntimeError) as error:
             raise QAError(f"the verifier's weights do not fit the reader: {weights}") from error
-        return cls(encoder.eval(), head.eval(), reader.tokenizer, reader.precision)
+        with reader.tokenizing:  # a tokenizer of its own: each call sets its truncation
+            tokenizer = copy.deepcopy(reader.tokenizer)
+        return cls(encoder.eval(), head.eval(), tokenizer, reader.precision)
 
     def encode(self, questions: Sequence[str], sentences: Sequence[str]):
-        return self.tokenizer([clipped(self.tokenizer, q) for q in questions], list(sentences),
-                              truncation="only_second", max_length=MAX_TOKENS, padding=True,
-                              return_tensors="pt")
+        with self._tokenizing:
+            return self.tokenizer([clipped(self.tokenizer, q) for q in questions],
+                                  list(sentences), truncation="only_second",
+                                  max_length=MAX_TOKENS, padding=True, return_tensors="pt")
 
     def logits(self, encoded):
         """The scores (above 0: the sentence answers) of `encoded` pairs, with gradients
@@ -89,7 +92,7 @@ class Verifier:
             return self.logits(encoded).tolist()
 
 
-@functools.cache
+@loaded_once
 def shipped() -> Verifier:
     """The verifier of the package's weights over the shipped reader (loads on first use)."""
     return Verifier.load(shipped_reader())
