@@ -28,12 +28,17 @@ pairs), made by
         --folder blind=/work/blind --folder blind2=/work/blind2 ... --folder blind7=/work/blind7 \
         --folder train1=/work/train1 ... --folder train6=/work/train6
 
-(each DIR holds folder/ and questions.json).
+(each DIR holds folder/ and questions.json). Folders written later are added to it with
+`--add` (the pairs of the folders not given are kept as they are):
+
+    .venv/bin/python benchmarks/office_pairs.py --out benchmarks/office_pairs.json --add \
+        --folder train7=/work/train7 ... --folder train10=/work/train10
 """
 
 import argparse
 import json
 import random
+import re
 import sys
 import tempfile
 from collections import Counter
@@ -72,6 +77,26 @@ def quoted_first(index: Index, question: str) -> str | None:
     return None if found is None else found.candidates[found.chosen[0]].text
 
 
+def gold_sentence(question: dict, sentences: list[str], frequency: Counter) -> str | None:
+    """The sentence of the source that answers `question`: the one holding most of its
+    `must` strings; for a value asked (`first`), the one holding the value that shares
+    most of the question's words; for a yes-or-no question, the one sharing most words
+    with the question and its note (which says what decides it). None: none found."""
+    musts = [normalized(m) for m in question.get("must", [])]
+    if musts:
+        held = [(sum(m in normalized(s) for m in musts), -len(s), s) for s in sentences]
+        return max(held)[2] if held and max(held)[0] else None
+    values = [normalized(v) for v in question.get("first", [])]
+    if values:
+        holding = [s for s in sentences if any(re.search(rf"(?<!\w){re.escape(v)}(?!\w)",
+                                                         normalized(s)) for v in values)]
+        return most_shared(question["question"], holding, frequency) if holding else None
+    if question.get("verdict"):
+        return most_shared(f"{question['question']} {question.get('note', '')}", sentences,
+                           frequency)
+    return None
+
+
 def folder_pairs(name: str, index: Index, questions: list[dict],
                  rng: random.Random) -> list[Pair]:
     documents = document_sentences(index)
@@ -85,14 +110,13 @@ def folder_pairs(name: str, index: Index, questions: list[dict],
                 pairs.append(Pair(name, "unanswerable", text, quoted))
             continue
         sentences = documents.get(question.get("source", ""), [])
-        musts = [normalized(m) for m in question.get("must", [])]
-        held = [(sum(m in normalized(s) for m in musts), -len(s), s) for s in sentences]
-        if not held or max(held)[0] == 0:
-            continue
-        gold = max(held)[2]
         frequency, shapes = vocabulary(sentences)
+        gold = gold_sentence(question, sentences, frequency)
+        if gold is None:
+            continue
+        answers = [normalized(m) for m in question.get("must") or question.get("first", [])]
         other = quoted if quoted is not None and quoted != gold and not any(
-            m in normalized(quoted) for m in musts) else most_shared(
+            m in normalized(quoted) for m in answers) else most_shared(
             text, [s for s in sentences if s != gold], frequency)
         pairs += answered_pairs(name, text, gold, other, frequency, shapes, rng)
     return pairs
@@ -103,9 +127,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--folder", action="append", default=[], metavar="NAME=DIR",
                         help="a folder written blind: DIR/folder and DIR/questions.json")
+    parser.add_argument("--add", action="store_true",
+                        help="keep --out's pairs of the folders not given (but the office's)")
     args = parser.parse_args()
     rng = random.Random(SEED)
-    pairs: list[Pair] = []
+    kept = json.loads(args.out.read_text(encoding="utf-8")) if args.add else []
+    remade = {"office"} | {folder.partition("=")[0] for folder in args.folder}
+    pairs = [Pair(**pair) for pair in kept if pair["article"] not in remade]
     with tempfile.TemporaryDirectory() as scratch:
         office = Path(scratch) / "office"
         write_documents(office)
