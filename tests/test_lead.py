@@ -63,6 +63,22 @@ def test_verdicts(question, quote, expected):
     assert lead(question, quote) == expected
 
 
+@pytest.mark.parametrize(("question", "quote", "decided_verdict"), [
+    # a negation or a limit decides it, though the quote words the question otherwise
+    ("Do members have to pay a joining fee?", "We do not charge a joining fee.", "No"),
+    ("Can five helpers ride in the van together?",
+     "No more than three passengers may travel in the van at any time.", "No"),
+    # a "Yes" still needs every word asked: no negation says little of a quote lacking one
+    ("Do members get a parking space at the new depot?",
+     "Members get a discount at the depot shop.", NO_VERDICT),
+])
+def test_the_verifiers_reading_lets_a_negation_decide(question, quote, decided_verdict):
+    """`decided`: the verifier reads the quote as answering the question; unread, the
+    quote lacks too many of the question's words for any verdict."""
+    assert lead(question, quote) == NO_VERDICT
+    assert lead(question, quote, decided=True) == decided_verdict
+
+
 def test_a_value_is_said_first_only_when_the_reader_is_sure_of_it():
     question, quote = "When was the tower built?", "The tower was built in 1889 by Eiffel."
 

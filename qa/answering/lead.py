@@ -103,14 +103,15 @@ _CLAUSE_MARKS = ",;:()–—"
 
 
 def lead(question: str, quote: str, before: str = "",
-         span: tuple[int, int] | None = None) -> str | None:
+         span: tuple[int, int] | None = None, decided: bool = False) -> str | None:
     """What the answer to `question` says first, from `quote`: "Yes", "No", NO_VERDICT, a
     table row's cell, the words of the reader's `span` (offsets in the quote, given when
     it is sure of them), or None.
     `before`: the sentence before the quote, which may name what its "it" stands for ("The
-    board approved it...")."""
+    board approved it..."). `decided`: the verifier reads the quote as answering the
+    question (`verdict`)."""
     if YES_NO.match(question) and not _CHOICE.search(question):
-        return verdict(question, quote, before)
+        return verdict(question, quote, before, decided)
     if row_fields(quote) is not None:  # a table row: only the cell of the column asked for
         return None if _AGGREGATE.search(question) else row_value(question, quote)
     return quote[span[0]:span[1]] if span else None
@@ -172,14 +173,20 @@ def _clause_of(quote: str, words: list[tuple[int, int]], first: int,
     return first, last
 
 
-def verdict(question: str, quote: str, before: str = "") -> str:
+def verdict(question: str, quote: str, before: str = "", decided: bool = False) -> str:
     """"Yes" when the quote holds the content words of the question (by stem) with the
     same polarity, "No" when it negates them, holds an opposite of one (OPPOSITES, or the word with
     un-, non-, in- or dis-) or limits to some ("only") what the question asks of any or
     all; when it sets a limit on a quantity the question asks of, "No" beyond it and "Yes"
     within it; else NO_VERDICT. The words of `before`, the sentence before the quote,
     count as said when the quote refers back to it ("it", "this"); its polarity does not.
-    Small numbers are the same in words and digits ("4 weeks", "four weeks")."""
+    Small numbers are the same in words and digits ("4 weeks", "four weeks").
+
+    `decided`: the verifier (`qa.answering.verifier`), a model trained to tell whether a
+    sentence answers a question, reads the quote as answering it. Then a negation or a
+    limit decides the verdict though the quote words the question otherwise ("Do we pay a
+    deposit?" of "We do not ask for a deposit"). A "Yes" still needs every word asked: it
+    rests on no negation being there, which says little of a quote that lacks a word."""
     asked = {_modal(word) for word in content_words(in_digits(question))}
     own = {index_term(word) for word in content_words(in_digits(quote))} | _modals(quote)
     said = own | ({index_term(word) for word in content_words(in_digits(before))}
@@ -194,7 +201,7 @@ def verdict(question: str, quote: str, before: str = "") -> str:
     if within is not None:  # the numbers differ, and "no more than" is no negation here
         asked = {word for word in asked if not word[0].isdigit()}
     missing = asked - said
-    if len(missing) > max(1, len(asked) // 3):
+    if len(missing) > max(1, len(asked) // 3) and not decided:
         return NO_VERDICT
     if within is not None:
         return "Yes" if within else "No"

@@ -277,7 +277,7 @@ def compose_answer(
     sure = assessment.span is not None and assessment.span[1].margin >= model.span_margin
     first = lead(asked or question, first_quote.quote,
                  _text(best.hit, best.previous) if best.previous else "",
-                 span if sure else None)
+                 span if sure else None, decided=assessment.features["verifier"] > 0)
     if first is not None:
         opening = first if first.endswith((".", ":", "!", "?")) else f"{first}."
         answer = _cells_shown(asked or question, answer)
