@@ -5,11 +5,12 @@ lines and policy clauses, and its near misses are of their own kind: another bra
 figure, another year's, an attribute the row does not have. The verifier trained on SQuAD
 alone scores them noisily, so the project's own answer sets (a folder of documents and
 questions with gold answers: `benchmarks/office`, and each folder written blind since,
-in the same keys, and six more written as training data alike, by helpers who read none
+in the same keys, and ten more written as training data alike, by helpers who read none
 of the code) are made into pairs of the verifier's four kinds:
 
   answers         an answerable fact or value question and the sentence of its `source`
-                  holding most of its `must` strings;
+                  that answers it (`gold_sentence`: a fact's holds its `must` strings, a
+                  value's the value, a yes/no question's shares its words);
   other sentence  ... and the sentence the product would quote first when that is not
                   the gold one, else the source's other sentence sharing most rare words;
   unanswerable    a question the documents do not answer and the sentence the product
@@ -21,15 +22,16 @@ Sentences are the documents' stored text split as chunking splits it. Follow-ups
 and summaries are answered by other paths and are left out. The pairs are written as
 JSON, one object per pair with its folder's name; `benchmarks/verifier.py --office` reads
 them, holding out the folders it is told to. The folders other than the office one live
-outside the repository; `office_pairs.json` beside this script is what they gave (1,447
-pairs), made by
+outside the repository; `office_pairs.json` beside this script is what they gave (1,855
+pairs), made in session 17 by
 
     .venv/bin/python benchmarks/office_pairs.py --out benchmarks/office_pairs.json \
         --folder blind=/work/blind --folder blind2=/work/blind2 ... --folder blind7=/work/blind7 \
         --folder train1=/work/train1 ... --folder train6=/work/train6
 
-(each DIR holds folder/ and questions.json). Folders written later are added to it with
-`--add` (the pairs of the folders not given are kept as they are):
+(each DIR holds folder/ and questions.json), when only a fact's `must` made a gold
+sentence, and in session 18, those folders gone from disk, with the folders written then
+added (`--add` keeps the pairs of the folders not given, and makes the office's again):
 
     .venv/bin/python benchmarks/office_pairs.py --out benchmarks/office_pairs.json --add \
         --folder train7=/work/train7 ... --folder train10=/work/train10
