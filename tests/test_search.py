@@ -228,10 +228,41 @@ def test_a_follow_up_is_searched_with_the_answer_its_pronoun_refers_to():
     ("What is the fare to Oban?", "and on Sundays?", "What is the fare to Oban on Sundays?"),
     ("What is the fare to Oban?", "And what does a return cost?",  # a question of its own
      "And what does a return cost?"),
+    # a name for a name, wherever it stands; a day is no name
+    ("What are the Leeds office hours on Fridays?", "what about York?",
+     "What are the York office hours on Fridays?"),
+    ("What are the Leeds depot opening hours?", "what about the York depot?",
+     "What are the York depot opening hours?"),
+    # each part after a preposition for the part after the same one, or one of its sense
+    ("Who is on call at Leeds on Monday 3 May?", "and at York on the Friday?",
+     "Who is on call at York on the Friday?"),
+    ("What time is lunch served on weekdays?", "and at the weekend?",
+     "What time is lunch served at the weekend?"),
+    ("What is the fee for a single room at the Leeds hotel?", "and for a twin room there?",
+     "What is the fee for a twin room there at the Leeds hotel?"),
+    # the words ending alike, not the verb before them
+    ("How long do we keep payroll records?", "and pension records?",
+     "How long do we keep pension records?"),
 ])
 def test_a_follow_up_of_only_a_phrase_asks_the_previous_question_of_it(
         earlier, follow_up, searched):
     assert standalone_question(follow_up, [(earlier, "An answer. [1]")]) == searched
+
+
+def test_a_phrase_that_refers_back_asks_of_what_the_last_answer_named():
+    led = [("Who leads the Dispatch team?", "Bartosz Nowak leads the Dispatch team. [1]")]
+
+    assert standalone_question("and his e-mail?", led) == (
+        "Who leads the Dispatch team? Bartosz Nowak leads the Dispatch team. and his e-mail?")
+
+
+def test_it_after_a_question_for_someone_refers_to_the_thing_asked_about_not_to_them():
+    audit = [("Who carried out the fire audit?", "Ana Lopes carried it out. [1]")]
+
+    assert standalone_question("what grade did it give?", audit) == (
+        "Who carried out the fire audit? what grade did it give?")
+    assert standalone_question("what is her phone number?", audit) == (
+        "Who carried out the fire audit? Ana Lopes carried it out. what is her phone number?")
 
 
 def test_a_chat_of_5000_phrase_follow_ups_reads_only_its_last_turns():

@@ -3,9 +3,10 @@
 Without a language model this is a plain rule: a question that refers back
 with a pronoun ("How old is his son?") is searched together with the previous
 question of the conversation ("Who is Mike Bonin?"), itself made standalone
-the same way, and, when that question asked for someone or something ("Who...",
-"Which..."), with the first sentence of its answer, which names what the pronoun
-stands for ("Who leads the Dispatch team?" "Bartosz Nowak leads it."). A
+the same way, and, when that question asked for something ("Which...") or for someone
+("Who...") the pronoun stands for ("his", not "it"), with the first sentence of its
+answer, which names them ("Who leads the Dispatch team?" "Bartosz Nowak leads it."): "Who
+ran the audit?" "What grade did it give?" is not searched by the auditor's name. A
 question that stands on its own is searched as it is, so a change of subject is not
 dragged back.
 
@@ -24,7 +25,8 @@ Only the last FOLLOW_UP_TURNS turns are looked at, however long the conversation
 import re
 from collections.abc import Sequence
 
-from qa.words import PRONOUNS, any_of
+from qa.stemming import index_term
+from qa.words import MONTHS, PRONOUNS, STOPWORDS, WEEKDAYS, WORD, any_of
 
 FOLLOW_UP_TURNS = 3
 # "that" and "this" refer back where they stand for a thing, after a verb or a preposition
@@ -42,7 +44,20 @@ _PREPOSITION = r"(?:at|for|in|on|of|with|from|by|to|under|over|during|about)"
 _OPENS_WITH_PREPOSITION = re.compile(rf"^{_PREPOSITION}\b", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"\b\w+'s\b", re.IGNORECASE)
 _PHRASE_START = re.compile(rf"\b(?:{_PREPOSITION}|the|an?)\b", re.IGNORECASE)
-_ASKS_WHO_OR_WHICH = re.compile(r"\s*(?:who|whom|whose|which)\b", re.IGNORECASE)
+_ASKS_WHO = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
+_ASKS_WHICH = re.compile(r"\s*which\b", re.IGNORECASE)
+# the pronouns that stand for a person (or a firm: "they"), never for a thing ("it")
+_PERSONAL = re.compile(any_of(("he", "him", "his", "she", "her", "hers", "they", "them",
+                               "their", "theirs")), re.IGNORECASE)
+# a name: words that open with a capital (no day or month) and the numbers or letters
+# after them ("Ashcombe House", "Grade 1", "Category A ASB")
+_NAME = re.compile(rf"\b(?!(?i:{WEEKDAYS}s?|{MONTHS}|i)\b)[A-Z][\w'-]*"
+                   rf"(?:\s+(?:[A-Z][\w'-]*|\d+)\b)*")
+_ARTICLE = re.compile(r"^(?:the|an?)\s+", re.IGNORECASE)
+# prepositions of one sense: of a place or time ("at the weekend" for "on weekdays")
+_KIN_PREPOSITIONS = (("at", "on", "in", "during"), ("for", "to"))
+_NEXT_PREPOSITION = re.compile(rf"\s+{_PREPOSITION}\b", re.IGNORECASE)
+_SUBJECTS = ("i", "we", "you", "they", "he", "she", "it")
 _CITATION = re.compile(r"\s*\[\d+\]")
 _SENTENCE = re.compile(r".*?(?:[.!?](?:\s*\[\d+\])*(?=\s|$)|$)", re.S)
 
@@ -62,7 +77,9 @@ def standalone_question(question: str, history: Sequence[tuple[str, str]] = ()) 
     for earlier, answer in reversed(recent_turns(history)):
         if not _REFERS_BACK.search(questions[0]):
             break
-        named = first_sentence(answer) if _ASKS_WHO_OR_WHICH.match(earlier) else ""
+        names = _ASKS_WHICH.match(earlier) or (
+            _ASKS_WHO.match(earlier) and _PERSONAL.search(questions[0]))
+        named = first_sentence(answer) if names else ""
         questions[:0] = [earlier, named]
     return " ".join(part for part in questions if part)
 
@@ -79,24 +96,34 @@ def with_previous(question: str, history: Sequence[tuple[str, str]]) -> str | No
 
 def only_a_phrase(question: str) -> str | None:
     """The phrase a follow-up such as "and at York?" or "what about cats" asks of, or None
-    when the question asks something of its own ("And what does a return cost?")."""
+    when the question asks something of its own ("And what does a return cost?") or of
+    what it refers back to ("and his e-mail?")."""
     opening = _ELLIPSIS.match(question)
     if opening is None:
         return None
     phrase = question[opening.end():].strip().removesuffix("?").strip()
-    return phrase if phrase and "?" not in phrase and not _QUESTION_WORD.match(phrase) else None
+    asks = phrase and "?" not in phrase and not _QUESTION_WORD.match(phrase)
+    return phrase if asks and not _REFERS_BACK.search(phrase) else None
 
 
 def in_place_of_last_phrase(question: str, phrase: str) -> str:
-    """`question` asked of `phrase` instead: the phrase replaces the question's phrase after
-    the same preposition ("at Ashcombe" for "at Brackenford"; one it lacks is added), its
-    possessive ("Anna's" for "Ben's"), else its last phrase: the words after its last
-    preposition, or from its last article on."""
+    """`question` asked of `phrase` instead. A phrase of prepositions ("at York on the
+    Thursday") puts each of its parts in place of the question's part after the same
+    preposition, or one of the same sense ("at the weekend" for "on weekdays"; one it
+    lacks is added). Else the phrase takes the place of the question's name when both
+    name something ("the York office" for "Leeds"), of the words ending in its own last
+    word ("family files" for "conveyancing files"), of its possessive ("Anna's" for
+    "Ben's"), else of its last phrase: the words after its last preposition, or from its
+    last article on."""
     body = question.rstrip(" ?")
-    preposition = _OPENS_WITH_PREPOSITION.match(phrase)
-    if preposition:
-        same = list(re.finditer(rf"\b{preposition.group()}\b", body, re.IGNORECASE))
-        return f"{body[:same[-1].start()] if same else body + ' '}{phrase}?"
+    if _OPENS_WITH_PREPOSITION.match(phrase):
+        for part in re.split(rf"\s+(?={_PREPOSITION}\b)", phrase, flags=re.IGNORECASE):
+            body = in_place_of_part(body, part)
+        return f"{body}?"
+    span = _named_span(body, phrase) or _span_ending_alike(body, phrase)
+    if span:
+        own = _ARTICLE.sub("", phrase) if _NAME.search(phrase) else phrase
+        return f"{body[:span[0]]}{own}{body[span[1]:]}?"
     if _POSSESSIVE.fullmatch(phrase.split()[0]) and _POSSESSIVE.search(body):
         return _POSSESSIVE.sub(lambda _: phrase, body, count=1) + "?"
     starts = list(_PHRASE_START.finditer(body))
@@ -105,6 +132,55 @@ def in_place_of_last_phrase(question: str, phrase: str) -> str:
     last = starts[-1]
     article = last.group().lower() in ("the", "a", "an")
     return f"{body[:last.start() if article else last.end()].rstrip()} {phrase}?"
+
+
+def in_place_of_part(body: str, part: str) -> str:
+    """`body` with `part` ("at York") in place of its part after the same preposition, or
+    one of the same sense, up to its next preposition; `part` added when it has none."""
+    preposition = part.split()[0].lower()
+    kin = next((group for group in _KIN_PREPOSITIONS if preposition in group), (preposition,))
+    for words in ((preposition,), kin):
+        found = list(re.finditer(any_of(words), body, re.IGNORECASE))
+        if found:
+            start = found[-1].start()
+            after = _NEXT_PREPOSITION.search(body, found[-1].end())
+            end = after.start() if after else len(body)
+            return f"{body[:start]}{part}{body[end:]}"
+    return f"{body} {part}"
+
+
+def _named_span(body: str, phrase: str) -> tuple[int, int] | None:
+    """Where `body` names what `phrase` names instead ("Leeds" for "the York office", "Leeds
+    depot" for "the York depot"): its last name after its first word, when the phrase
+    names something."""
+    names = [name.span() for name in _NAME.finditer(body, 1)] if _NAME.search(phrase) else []
+    if not names:
+        return None
+    start, end = names[-1]
+    after = WORD.match(body, end + 1)  # "the York depot" for "Leeds depot": the word too
+    last = WORD.findall(phrase)[-1]
+    if after and last.islower() and index_term(after.group()) == index_term(last):
+        return start, after.end()
+    return start, end
+
+
+def _span_ending_alike(body: str, phrase: str) -> tuple[int, int] | None:
+    """Where `body` says a thing of the same kind as a phrase of several words: its words
+    that end in the phrase's last word ("residential conveyancing files" for "family
+    files"), from the last word that is no stop word nor the verb after a subject ("keep"
+    in "do we keep ...")."""
+    words = WORD.findall(phrase)
+    if len(words) < 2:
+        return None
+    own = list(WORD.finditer(body))
+    ends = [i for i, word in enumerate(own) if index_term(word.group()) == index_term(words[-1])]
+    if not ends:
+        return None
+    start = ends[-1]
+    while (start > 0 and own[start - 1].group().lower() not in STOPWORDS
+           and (start < 2 or own[start - 2].group().lower() not in _SUBJECTS)):
+        start -= 1
+    return own[start].start(), own[ends[-1]].end()
 
 
 def first_sentence(answer: str) -> str:
