@@ -3,7 +3,8 @@ the model."""
 
 import pytest
 
-from qa.answering.lead import NO_VERDICT, contains, excerpt, lead, points, row_excerpt
+from qa.answering.lead import NO_VERDICT, excerpt, lead, row_excerpt
+from qa.answering.quantities import contains, points
 from qa.answering.quoted import row_answers
 
 
@@ -53,6 +54,23 @@ from qa.answering.quoted import row_answers
      "Drivers may have no more than 6 penalty points on their licence.", "Yes"),
     ("Can a driver with 8 points on their licence drive for us?",
      "Drivers may have no more than 6 penalty points on their licence.", "No"),
+    # a range or a bound asked of the value said, in one unit: Yes inside, No outside
+    ("Is a pH of 7.0 ok for the tank?", "Keep the tank's pH between 6.5 and 7.5.", "Yes"),
+    ("Is a pH of 8 ok for the tank?", "Keep the tank's pH between 6.5 and 7.5.", "No"),
+    ("Is the fleece jacket under £40?", "The fleece jacket costs £42.50.", "No"),
+    ("Is the call target between 90% and 95%?", "The call target is 92% of calls.", "Yes"),
+    ("Do we reply to complaints within 2 weeks?",
+     "We reply to every complaint within 10 days.", "Yes"),  # 14 days hold 10
+    ("Do we reply to complaints within 1 week?",  # 10 days may be more than 7
+     "We reply to every complaint within 10 days.", NO_VERDICT),
+    ("Is the shop open until 5pm on Saturdays?",
+     "The shop is open on Saturdays from 09:00 to 17:30.", "Yes"),
+    ("Is the shop open at 6pm on Saturdays?",
+     "The shop is open on Saturdays from 09:00 to 17:30.", "No"),
+    # a limit the quote negates: what it does not allow
+    ("Can we accept £300 in cash?", "We do not accept cash payments over £500.", "Yes"),
+    ("Can we accept £800 in cash?", "We do not accept cash payments over £500.", "No"),
+    ("Is the fee £28?", "The fee rises from £25 to £30.", NO_VERDICT),  # a change, no range
     # a contraction asks nothing of the quote ("I'm": no word "m" it must hold)
     ("Is a hard hat mandatory when I'm on the site?",
      "A hard hat is mandatory on the site at all times.", "Yes"),

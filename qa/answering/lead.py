@@ -8,9 +8,13 @@ for it and the quote decides it:
   holds what was asked and is not negated, "No" when it negates it ("failed", "may not",
   "closed", "unpaid", "must be accompanied" for "on their own": a negation, or an
   opposite), or allows only some ("Only staff who...") what the question asks of any,
-  and otherwise says the documents do not say yes or no; a quote that limits a quantity
-  ("cools for at least 36 hours", "at most two guests") answers No to a question beyond
-  the limit ("after 20 hours?", "three guests?") and Yes to one within it;
+  and otherwise says the documents do not say yes or no; an amount the question tests
+  is compared with what the quote says of it in the same unit (`qa.answering.quantities`):
+  a limit ("cools for at least 36 hours", "at most two guests") answers No to a question
+  beyond it ("after 20 hours?", "three guests?") and Yes to one within it, a value or a
+  range answers a question that bounds it ("under £13?" of "£13.50": No; "within 6
+  weeks?" of "within 42 days": Yes), and a negation turns what the limit allows ("£400?"
+  of "We do not accept cash over £500": Yes);
 - a question about a table row gets the cell of the column it names most ("What is the
   extension of the Finance team?": "2202"; "footfall at Brackenford in 2025?" of columns
   by site and year: "Brackenford 2025"), and the row is quoted by that cell and the one
@@ -30,15 +34,14 @@ Every word said first is taken verbatim from the quote, so the first sentence is
 traceable as the quote it comes from.
 """
 
-import math
 import re
-from collections.abc import Sequence
 
+from qa.answering.quantities import decides, in_digits, without_bounds
 from qa.answering.question_kinds import content_words, negated, stems
 from qa.indexing.chunking import split_sentences
 from qa.loaders.tables import row_fields
 from qa.stemming import index_term
-from qa.words import NUMBER_WORD, NUMBER_WORDS, PRONOUNS, WORD, YES_NO, any_of, years_as_one_word
+from qa.words import PRONOUNS, WORD, YES_NO, any_of, years_as_one_word
 
 NO_VERDICT = "The documents do not say yes or no; they say:"
 # words and their opposites, by stem: a quote holding the opposite of a word the question
@@ -72,28 +75,7 @@ OPPOSITES[LEAVE] = OPPOSITES[index_term("allowed")] | OPPOSITES[index_term("perm
 _CHOICE = re.compile(r"\bor\b", re.I)  # "Is it X or Y?" asks which, not whether
 _AGGREGATE = re.compile(r"\b(?:largest|smallest|biggest|highest|lowest|most|least|fewest|"
                         r"total|sum|average|mean|more|less|fewer)\b", re.I)
-# a limit the quote sets on a number ("at least 36 hours", "no more than 4 guests"): a
-# question asking of a number beyond it ("after 20 hours?") is answered No
-_AT_LEAST = r"at least|no less than|not less than|no fewer than|(?:a )?minimum of|more than|over"
-_AT_MOST = r"at most|no more than|not more than|up to|(?:a )?maximum of|less than|under|within"
-_NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?"  # "1,250.50"; linear on a run of "1,1,1,..."
-# the unit may follow a word ("no more than 6 penalty points")
-_LIMIT = re.compile(rf"\b({_AT_LEAST}|{_AT_MOST})\s+({_NUMBER})\s+([a-z]+)(?:\s+([a-z]+))?",
-                    re.I)
-_QUANTITY = re.compile(rf"\b({_NUMBER})\s+([a-z]+)", re.I)
 _REFERS_BACK = re.compile(any_of(PRONOUNS), re.I)
-# ranges of a quantity, as tables of entitlements give them
-_SPAN = re.compile(rf"\b({_NUMBER})(?:\s+[a-z]+)?\s*(?:to|–|-)\s*"
-                   rf"(under\s+|less than\s+|below\s+)?({_NUMBER})\s*([a-z]+)", re.I)
-_BELOW = re.compile(rf"\b(?:less than|under|below|fewer than)\s+({_NUMBER})\s*([a-z]+)", re.I)
-_UP_TO = re.compile(rf"\b(?:up to|at most|no more than)\s+({_NUMBER})\s*([a-z]+)", re.I)
-_ABOVE = re.compile(rf"\b({_NUMBER})\s*([a-z]+)\s+(?:or more|or over|or longer|and over|"
-                    r"plus)\b", re.I)
-_FROM = re.compile(rf"\bat least\s+({_NUMBER})\s*([a-z]+)", re.I)
-_OVER = re.compile(rf"\b(?:over|more than)\s+({_NUMBER})\s*([a-z]+)", re.I)
-_UNITS = {"yr": "year", "yrs": "year", "mo": "month", "mos": "month", "mth": "month",
-          "mths": "month", "wk": "week", "wks": "week", "hr": "hour", "hrs": "hour",
-          "min": "minute", "mins": "minute"}
 _ALL = re.compile(r"\b(?:any|anyone|anybody|every|everyone|everybody|all)\b", re.I)
 _ONLY = re.compile(r"\b(?:only|solely|exclusively)\b", re.I)
 # a long quote opens with the clause that holds the reader's span: what a glance takes in
@@ -177,9 +159,11 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
     """"Yes" when the quote holds the content words of the question (by stem) with the
     same polarity, "No" when it negates them, holds an opposite of one (OPPOSITES, or the word with
     un-, non-, in- or dis-) or limits to some ("only") what the question asks of any or
-    all; when it sets a limit on a quantity the question asks of, "No" beyond it and "Yes"
-    within it; else NO_VERDICT. The words of `before`, the sentence before the quote,
-    count as said when the quote refers back to it ("it", "this"); its polarity does not.
+    all; when what it says of an amount in the question's unit decides the question
+    (`decides`, for a table row the cell asked of), "Yes" or "No", turned by a negation
+    that is no bound ("does not accept ... over £500"); else NO_VERDICT. The words of
+    `before`, the sentence before the quote, count as said when the quote refers back to
+    it ("it", "this"); its polarity does not.
     Small numbers are the same in words and digits ("4 weeks", "four weeks").
 
     `decided`: the verifier (`qa.answering.verifier`), a model trained to tell whether a
@@ -197,8 +181,10 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
         return "No"
     if _ALL.search(question) and _ONLY.search(quote):  # "Can anyone...?" "Only staff who..."
         return "No"
-    within = within_limit(question, quote)
-    if within is not None:  # the numbers differ, and "no more than" is no negation here
+    cell = row_value(question, quote) if row_fields(quote) else None  # the cell asked of
+    within = decides(question, cell or quote)  # "no more than" is no negation, "does not" is
+    if within is not None:
+        within ^= negated(without_bounds(quote)) != negated(without_bounds(question))
         asked = {word for word in asked if not word[0].isdigit()}
     missing = asked - said
     if len(missing) > max(1, len(asked) // 3) and not decided:
@@ -219,73 +205,6 @@ def _modals(text: str) -> set[str]:
     """DUTY and LEAVE as the text says them, stopwords too ("must": both; "may": LEAVE)."""
     words = set(WORD.findall(text.lower()))
     return ({DUTY, LEAVE} if words & _DUTY else set()) | ({LEAVE} if words & _LEAVE else set())
-
-
-def within_limit(question: str, quote: str) -> bool | None:
-    """Whether the quantity the question asks of ("20 hours") is within the limit the
-    quote sets on the same unit ("at least 36 hours": False; "no more than 4 guests" for
-    3 guests: True; the unit may follow a word: "no more than 6 penalty points" for 5
-    points: True); None when the quote sets no limit on it. Small numbers count in words
-    too ("at most two guests" for three)."""
-    limits = [(kind.lower(), float(number.replace(",", "")),
-               {index_term(unit) for unit in units if unit})
-              for kind, number, *units in _LIMIT.findall(in_digits(quote))]
-    for number, unit in _QUANTITY.findall(in_digits(question)):
-        asked = float(number.replace(",", ""))
-        for kind, bound, limit_units in limits:
-            if index_term(unit) in limit_units:
-                lower = re.fullmatch(_AT_LEAST, kind) is not None
-                return asked >= bound if lower else asked <= bound
-    return None
-
-
-def points(question: str) -> list[tuple[float, str]]:
-    """The (number, unit) quantities a question names ("if I've been here 6 yrs": 6, year;
-    small numbers in words too, "six years"), those it bounds left out ("a claim over 250
-    pounds" is no point in a range)."""
-    text = in_digits(question)
-    for pattern in (_SPAN, _BELOW, _UP_TO, _ABOVE, _FROM, _OVER):
-        text = pattern.sub(" ", text)
-    return [(float(n.replace(",", "")), _unit(u)) for n, u in _QUANTITY.findall(text)]
-
-
-def contains(asked: Sequence[tuple[float, str]], text: str) -> bool | None:
-    """Whether a range the text gives holds one of the quantities `asked` (`points`), in
-    its unit ("5 years to less than 10 years" for 6 years: True; "Less than 2 years", "10
-    years or more": False); None when the text gives no range in their units."""
-    if not asked:
-        return None
-    verdicts = [low <= number < high or closed and number == high
-                for low, high, closed, unit in _ranges(in_digits(text))
-                for number, asked_unit in asked if asked_unit == unit]
-    return any(verdicts) if verdicts else None
-
-
-def _ranges(text: str) -> list[tuple[float, float, bool, str]]:
-    """The ranges a text gives: (lowest, highest, whether the highest is in it, unit) of
-    "2 to under 5 years", "2-5 years", "less than 2 years", "up to 25 pounds", "10 years or
-    more", "over 10 years"."""
-    def number(found: str) -> float:
-        return float(found.replace(",", ""))
-    return (
-        [(number(a), number(b), not below, _unit(unit))
-         for a, below, b, unit in _SPAN.findall(text)]
-        + [(0.0, number(b), False, _unit(unit)) for b, unit in _BELOW.findall(text)]
-        + [(0.0, number(b), True, _unit(unit)) for b, unit in _UP_TO.findall(text)]
-        + [(number(a), math.inf, False, _unit(unit))
-           for a, unit in _ABOVE.findall(text) + _FROM.findall(text)]
-        + [(math.nextafter(number(a), math.inf), math.inf, False, _unit(unit))
-           for a, unit in _OVER.findall(text)])
-
-
-def _unit(word: str) -> str:
-    """A unit's stem, its abbreviation read in full ("yrs": year)."""
-    return index_term(_UNITS.get(word.lower(), word.lower()))
-
-
-def in_digits(text: str) -> str:
-    """The text with small numbers written in words written in digits ("two": "2")."""
-    return NUMBER_WORD.sub(lambda found: str(NUMBER_WORDS[found.group().lower()]), text)
 
 
 def row_value(question: str, quote: str) -> str | None:

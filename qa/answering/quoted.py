@@ -53,7 +53,8 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from qa.answering import answerability
-from qa.answering.lead import EXCERPT_WORDS, contains, excerpt, lead, points, row_excerpt
+from qa.answering.lead import EXCERPT_WORDS, excerpt, lead, row_excerpt
+from qa.answering.quantities import contains, points, untested
 from qa.answering.question_kinds import (
     answer_type,
     asked_verb,
@@ -199,7 +200,7 @@ def assess(
     span = max(((hits[r.passage], r) for r in readings), key=lambda found: found[1].margin,
                default=None)
     return Assessment(candidates, signals, chosen, features,
-                      _names_unknown(asked or question, wanted, known | held,
+                      _names_unknown(untested(asked or question), wanted, known | held,
                                      [c.text for c in candidates]), wanted, idf, span)
 
 
@@ -360,7 +361,7 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
         return True
     caption, fields = row
     user = asked or question
-    ranged = {f"{n:g}" for n, unit in points(user) if contains([(n, unit)], text)}
+    ranged = {amount.number for amount in points(user) if contains([amount], text)}
     held = {word.lower() for word in WORD.findall(years_as_one_word(text))} | ranged
     if any(any(c.isdigit() for c in word) and word not in held
            for word in (w.lower() for w in WORD.findall(years_as_one_word(user)))):

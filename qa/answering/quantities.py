@@ -1,0 +1,298 @@
+"""Quantities: the amounts a question tests and the values, ranges and limits a text sets
+on them, read in one unit, so that comparing them decides a yes/no question ("Is a pH of
+7.4 ok?" of "pH between 7.2 and 7.6": Yes; "under £13?" of "costs £13.50": No; "within
+6 weeks?" of "within 42 days": Yes; "open until 6pm?" of "15:20 to 18:00": Yes).
+
+An amount is a number and its unit: a currency sign before it, "%", a clock time ("6pm",
+"18:00"), else the word after it, or the next one when that word only describes it ("6
+penalty points", "10 working days"). Units of one measure are read in the smallest ("6
+weeks": 42 days; "2 years": 24 months; "1.5 hours": 90 minutes); any other unit is
+compared with itself, by stem ("guests"). Small numbers count in words too ("at most two
+guests"). A date ("12 May"), a year or a name's number ("Year 4") is no amount.
+
+What a text says of an amount is a span of it: the amount alone, a range ("between 7.2
+and 7.6", "15:20 to 18:00", "2 to under 5 years"), or a limit ("at least 12 months",
+"over £500", "10 years or more"). "From £25 to £30" is a change, two amounts, unless
+they are clock times ("from 9:00 to 17:00").
+"""
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from qa.stemming import index_term
+from qa.words import MONTHS, NUMBER_WORD, NUMBER_WORDS, STOPWORDS, YES_NO
+
+_NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?"  # "1,250.50"; linear on a run of "1,1,1,..."
+_CURRENCIES = {"£": "pound", "$": "dollar", "€": "euro"}
+# the units of one measure, in the smallest of them
+_MEASURES = {
+    "minute": ("minute", 1), "min": ("minute", 1), "mins": ("minute", 1),
+    "hour": ("minute", 60), "hr": ("minute", 60), "hrs": ("minute", 60),
+    "day": ("day", 1), "week": ("day", 7), "wk": ("day", 7), "wks": ("day", 7),
+    "fortnight": ("day", 14),
+    "month": ("month", 1), "mo": ("month", 1), "mos": ("month", 1), "mth": ("month", 1),
+    "mths": ("month", 1), "year": ("month", 12), "yr": ("month", 12), "yrs": ("month", 12),
+    "pound": ("pound", 1), "percent": ("percent", 1),
+}
+_AMOUNT = re.compile(
+    rf"(?P<currency>[£$€])\s?(?P<money>{_NUMBER})(?P<scale>[km]\b)?"
+    r"|\b(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s?(?P<half>[ap])\.?m\.?(?!\w)"
+    r"|\b(?P<clock>\d{1,2}):(?P<clock_minute>\d{2})\b"
+    rf"|(?<![\w.,:])(?<!\d{{4}}[-/])(?<!\d/){_NUMBER.join(('(?P<number>', ')'))}"
+    r"(?![\w:]|[.,]\d)"
+    r"(?:\s*(?P<percent>%|per ?cent\b))?"
+    r"(?:\s+(?P<word>[a-z]+)(?:\s+(?P<next>[a-z]+))?)?",
+    re.IGNORECASE)
+_DATE_NEAR = re.compile(rf"\s*(?:st|nd|rd|th)?\s*(?:of\s+)?(?:{MONTHS})\b", re.IGNORECASE)
+_MONTH_BEFORE = re.compile(rf"\b(?:{MONTHS})\.?\s*$", re.IGNORECASE)
+# what bounds an amount, said before it ("at least 12 months") or after it ("10 or more")
+_FLOOR_BEFORE = (r"at least|no less than|not less than|no fewer than|(?:a )?minimum of|"
+                 r"min\.?")
+_ABOVE_BEFORE = r"over|more than|above|greater than|exceeding|in excess of"
+_CEILING_BEFORE = (r"at most|no more than|not more than|up to|(?:a )?maximum of|max\.?|"
+                   r"within|no later than|by")
+_BELOW_BEFORE = r"less than|under|below|fewer than"
+_BOUND_BEFORE = re.compile(
+    rf"\b(?:(?P<floor>{_FLOOR_BEFORE})|(?P<above>{_ABOVE_BEFORE})|"
+    rf"(?P<ceiling>{_CEILING_BEFORE})|(?P<below>{_BELOW_BEFORE}))\s*$", re.IGNORECASE)
+_BOUND_AFTER = re.compile(
+    r"\s*(?:(?P<floor>or more|or over|or longer|or above|and over|and above|plus|\+)|"
+    r"(?P<ceiling>or less|or fewer|or under|or below|or earlier))\b", re.IGNORECASE)
+_BETWEEN = re.compile(r"\bbetween\s*$", re.IGNORECASE)
+_AND = re.compile(r"^\s*and\s*$", re.IGNORECASE)
+_TO = re.compile(r"^\s*(?:to|until|till|–|-|—)\s*(?P<open>under\s+|less than\s+|below\s+)?$",
+                 re.IGNORECASE)
+_FROM = re.compile(r"\bfrom\s*$", re.IGNORECASE)
+_NEGATED_BOUND = re.compile(r"\b(?:no|not)\s+(?:more|less|fewer|later|earlier)\s+than\b",
+                            re.IGNORECASE)
+_CLOCK = "clock"
+_BARE = frozenset(("",))  # the unit of a number with none: "between 7.2 and 7.6."
+_NAME_BEFORE = re.compile(r"\b([A-Z]\w*)[ \t]+$")
+_MEASURED = frozenset([_CLOCK, *_CURRENCIES.values(), *(unit for unit, _ in _MEASURES.values())])
+
+
+@dataclass(frozen=True, slots=True)
+class Amount:
+    """A number in its unit's smallest measure ("6 weeks": 42, "day"), where it stands in
+    the text and how it writes the number. `units`: what it counts, one unit or, for a
+    word that may only describe the next one, both ("penalty points")."""
+
+    value: float
+    units: frozenset[str]
+    start: int
+    end: int
+    number: str  # as the text writes it ("6" of "6 yrs")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """The amounts a text allows: from `low` to `high`, each in or out."""
+
+    low: float
+    high: float
+    low_in: bool
+    high_in: bool
+    units: frozenset[str]
+
+    def holds(self, value: float) -> bool:
+        above = self.low < value or self.low_in and value == self.low
+        return above and (value < self.high or self.high_in and value == self.high)
+
+    def within(self, other: "Span") -> bool:
+        """Whether every amount of this span is one of `other`."""
+        return ((other.low < self.low or other.low == self.low and (other.low_in
+                                                                     or not self.low_in))
+                and (self.high < other.high or self.high == other.high and (
+                    other.high_in or not self.high_in)))
+
+    def apart(self, other: "Span") -> bool:
+        """Whether no amount is of both spans."""
+        return not (self.low < other.high or self.low == other.high and self.low_in
+                    and other.high_in) or not (other.low < self.high or other.low == self.high
+                                               and other.low_in and self.high_in)
+
+
+def amounts(text: str) -> list[Amount]:
+    """The amounts `text` names, dates and years left out."""
+    found = []
+    for match in _AMOUNT.finditer(in_digits(text)):
+        amount = _amount(match)
+        if amount is not None and not _dated(match):
+            found.append(amount)
+    return found
+
+
+def spans(text: str) -> list[Span]:
+    """What `text` says of its amounts: each amount alone, in a range or limited."""
+    text = in_digits(text)
+    found, said = [], amounts(text)
+    i = 0
+    while i < len(said):
+        amount, after = said[i], said[i + 1] if i + 1 < len(said) else None
+        top_out = None if after is None else _ranged(text, amount, after)
+        if after is None or top_out is None:
+            found.append(_limited(text, amount))
+            i += 1
+            continue
+        units = after.units if amount.units == _BARE else amount.units & after.units
+        found.append(Span(amount.value, after.value, True, not top_out, units or after.units))
+        i += 2
+    return found
+
+
+def decides(question: str, text: str) -> bool | None:
+    """Whether what `text` says of the amount the question tests answers it Yes (True) or
+    No (False): the question's amount or its bounds ("between 95% and 98%", "under £13")
+    within what the text allows of it in the same unit, or apart from it; None when the
+    text says nothing of that unit, or more than one thing, or the question names no
+    amount. A text's exact amount decides only a question that bounds it ("between",
+    "under"): "Is the fee £25?" of "The fee is £30" is left to the words."""
+    verdicts, told = set(), spans(text)
+    for asked in spans(question):
+        if asked.units == _BARE:  # "one of our vans" tests no amount
+            continue
+        alike = [span for span in told if span.units & asked.units] or [
+            span for span in told if span.units == _BARE and not asked.units & _MEASURED]
+        if len(alike) != 1:
+            continue
+        said = alike[0]
+        if asked.low == asked.high:  # a point: is it one the text allows?
+            inner, outer = asked, said
+        else:  # a range or a bound: does it hold what the text says?
+            inner, outer = said, asked
+        if said.low == said.high and asked.low == asked.high:
+            continue
+        if inner.within(outer):
+            verdicts.add(True)
+        elif inner.apart(outer):
+            verdicts.add(False)
+    return verdicts.pop() if len(verdicts) == 1 else None
+
+
+def points(question: str) -> list[Amount]:
+    """The amounts a question names alone ("if I've been here 6 yrs": 72 months), not
+    those it bounds ("a claim over 250 pounds" is no point in a range)."""
+    text = in_digits(question)
+    alone = [(amount, _limited(text, amount)) for amount in amounts(text)]
+    return [amount for amount, span in alone
+            if span.low == span.high and not _in_a_range(text, amount)]
+
+
+def contains(asked: Sequence[Amount], text: str) -> bool | None:
+    """Whether a range or limit of the text holds one of the amounts `asked` (`points`),
+    in its unit ("5 years to less than 10 years" for 6 years: True; "Less than 2 years",
+    "10 years or more": False); None when the text bounds none in their units."""
+    verdicts = [span.holds(amount.value) for span in spans(text) if span.low != span.high
+                for amount in asked if span.units & amount.units - _BARE]
+    return any(verdicts) if verdicts else None
+
+
+def without_bounds(text: str) -> str:
+    """The text without the negations that only bound an amount ("no more than 4"), so
+    that what is left negates what the text says ("does not accept ... over £500")."""
+    return _NEGATED_BOUND.sub(" ", text)
+
+
+def untested(question: str) -> str:
+    """A yes/no question without the amounts it tests ("Is the club open until 6pm?": the
+    documents need not say "6pm" to answer it); any other question as it is."""
+    if not YES_NO.match(question):
+        return question
+    text = in_digits(question)
+    for amount in reversed(amounts(text)):
+        text = f"{text[:amount.start]} {text[amount.end:]}"
+    return text
+
+
+def in_digits(text: str) -> str:
+    """The text with small numbers written in words written in digits ("two": "2")."""
+    return NUMBER_WORD.sub(lambda found: str(NUMBER_WORDS[found.group().lower()]), text)
+
+
+def _amount(match: re.Match[str]) -> Amount | None:
+    """The amount a match of _AMOUNT names, None for a year."""
+    start, end = match.span()
+    if match["currency"]:
+        scale = {"k": 1e3, "m": 1e6}.get((match["scale"] or "").lower(), 1)
+        unit = _CURRENCIES[match["currency"]]
+        return Amount(_number(match["money"]) * scale, frozenset((unit,)), start, end,
+                      match["money"])
+    if match["hour"] or match["clock"]:
+        hour = int(match["hour"] or match["clock"]) % 12 if match["hour"] else int(
+            match["clock"])
+        pm = (match["half"] or "").lower() == "p"
+        minute = int(match["minute"] or match["clock_minute"] or 0)
+        return Amount((hour + 12 * pm) * 60 + minute, frozenset((_CLOCK,)), start, end,
+                      match.group())
+    name = _NAME_BEFORE.search(match.string, 0, start)
+    if name and name.group(1).lower() not in STOPWORDS:
+        return None  # a name's number: "Year 4", "Grade 2"
+    value = _number(match["number"])
+    if match["percent"]:
+        return Amount(value, frozenset(("percent",)), start, match.end("percent"),
+                      match["number"])
+    word, following = (match[name].lower() if match[name] else "" for name in ("word", "next"))
+    for unit in (word, following):
+        measure = _MEASURES.get(_singular(unit))
+        if measure is not None:
+            return Amount(value * measure[1], frozenset((measure[0],)), start,
+                          match.end("word" if unit == word else "next"), match["number"])
+    if 1900 <= value <= 2099 and value.is_integer():
+        return None  # a year
+    named = frozenset(index_term(w) for w in (word, following) if w and w not in STOPWORDS)
+    return Amount(value, named or _BARE, start, match.end("number"),
+                  match["number"])
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and word[:-1] in _MEASURES else word
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _dated(match: re.Match[str]) -> bool:
+    """Whether the matched number is a date's day ("12 May", "May 12")."""
+    if not match["number"]:
+        return False
+    text = match.string
+    return bool(_DATE_NEAR.match(text, match.end("number"))
+                or _MONTH_BEFORE.search(text, 0, match.start()))
+
+
+def _in_a_range(text: str, amount: Amount) -> bool:
+    """Whether the amount begins or ends a range of the text ("2 to 5 years")."""
+    said = amounts(text)
+    return any(_ranged(text, a, b) is not None and amount in (a, b)
+               for a, b in zip(said, said[1:], strict=False))
+
+
+def _ranged(text: str, first: Amount, second: Amount) -> bool | None:
+    """Whether two amounts make a range ("between 2 and 5", "2 to 5", "9:00-17:00"): None
+    when not; else whether its top is left out ("2 to under 5 years")."""
+    between = text[first.end:second.start]
+    if _BETWEEN.search(text, 0, first.start) and _AND.match(between):
+        return False
+    to = _TO.match(between)
+    if to is None:
+        return None
+    if _FROM.search(text, 0, first.start) and _CLOCK not in second.units:
+        return None  # "from £25 to £30": a change
+    return bool(to["open"])
+
+
+def _limited(text: str, amount: Amount) -> Span:
+    """The span an amount alone allows: bounded by the words before or after it, else
+    itself."""
+    bound = (_BOUND_BEFORE.search(text, 0, amount.start)
+             or _BOUND_AFTER.match(text, amount.end))
+    kind = next((name for name, said in bound.groupdict().items() if said), "") if bound else ""
+    value, inf = amount.value, math.inf
+    low, high, low_in, high_in = {
+        "floor": (value, inf, True, False), "above": (value, inf, False, False),
+        "ceiling": (-inf, value, False, True), "below": (-inf, value, False, False),
+    }.get(kind, (value, value, True, True))
+    return Span(low, high, low_in, high_in, amount.units)
