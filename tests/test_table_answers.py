@@ -362,6 +362,28 @@ def test_the_document_name_names_its_table_and_the_rows_counted_or_listed():
     assert question_operation("What types of clay are there?") is None
 
 
+def test_a_column_whose_cell_the_question_names_chooses_the_rows_not_what_is_listed():
+    rows = _rows([line.replace("Site: Leeds", "Site: Leeds Site").replace(
+        "Site: York", "Site: York Site") for line in CONTACTS], source="/office/contacts.csv")
+
+    assert compute("list", "List all contacts at the Leeds Site", rows)[0] == \
+        "Name (Site Leeds Site): Ada Berg, Bo Chen."
+    assert question_operation("What extras are charged on top of the weekly fee?") != "largest"
+
+
+def test_a_list_from_a_table_of_a_document_the_question_names_though_others_match_more(
+        tmp_path):
+    notices = {f"notice_{n}.md": f"# Notice {n}\n\nAll contacts at York: the York desk lists "
+               f"contacts at York for week {n}, and York contacts ring it.\n" for n in range(8)}
+    index = index_of(tmp_path, {
+        "contacts.csv": "Name,Role,Site\nAda Berg,Packer,Leeds\nBo Chen,Driver,York\n"
+                        "Cy Diaz,Manager,York\n", **notices})
+    answer = index.ask("List all contacts at York")
+    index.close()
+
+    assert answer.text.startswith("Name (Site York): Bo Chen, Cy Diaz.")
+
+
 # Tables the rules were not written with: a cell holding "; ", a totals row, a column of
 # numbers with a word in it, an operation word that is also a column's name, two columns
 # the question names as much, and a filter that leaves one row.

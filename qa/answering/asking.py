@@ -41,7 +41,7 @@ from qa.answering.lists import (
     list_answer,
     named_section,
 )
-from qa.answering.question_kinds import content_words, is_question, summary_subject
+from qa.answering.question_kinds import content_words, is_question, stems, summary_subject
 from qa.answering.quoted import (
     ANSWER_PASSAGES,
     NO_DOCUMENTS,
@@ -165,6 +165,13 @@ class Asker:
         paths = None if within is None else set(within)
         return [d for d in self.backend.documents() if paths is None or d.path in paths]
 
+    def named_in(self, question: str, within: list[str] | None) -> list[str]:
+        """The documents whose title or file name shares a word with the question
+        ("contacts" of staff_contacts.csv)."""
+        asked = stems(question)
+        return [d.path for d in self.documents(within)
+                if asked & stems(f"{d.title} {Path(d.path).stem}")]
+
     def find(self, text: str, within: list[str] | None) -> str | None:
         """The document whose passage best matches `text`."""
         hits = self.search([text], 1, "hybrid", within)[1][0]
@@ -283,9 +290,16 @@ def supported(asked: Asked) -> Response:
 
 
 def computed(asked: Asked) -> Response | None:
-    found = asked.found
-    answer = table_answer(asked.query, found.hits[:ANSWER_PASSAGES], asked.asker.passages,
-                          asked.asker.backend.document_tables)
+    """A value or the rows computed from a table of the top hits, else of the documents the
+    question names ("List all contacts at York": the contact list, though the top hits
+    are other documents that name York)."""
+    asker, query = asked.asker, asked.query
+    answer = table_answer(query, asked.found.hits[:ANSWER_PASSAGES], asker.passages,
+                          asker.backend.document_tables)
+    named = [] if answer is not None else asker.named_in(query, asked.within)
+    if named:
+        hits = asker.search([query], ANSWER_PASSAGES, "hybrid", named)[1][0]
+        answer = table_answer(query, hits, asker.passages, asker.backend.document_tables)
     return None if answer is None else Response.of(replace(answer, question=asked.question))
 
 

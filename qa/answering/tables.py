@@ -61,7 +61,9 @@ NOT_STORED = ("This table was indexed before its cells were stored, so nothing i
 Reader = Callable[[str], tuple[Sequence[Hit], Sequence[SentenceRow]]]
 Tables = Callable[[str], Sequence[Table] | None]  # a document's stored tables
 
-_LARGEST = re.compile(r"\b(?:largest|biggest|highest|greatest|most|maximum|top|longest|"
+# "top" as in "the top branch", not "on top of the fee" nor "top up"
+_LARGEST = re.compile(r"\b(?:largest|biggest|highest|greatest|most|maximum|"
+                      r"(?<!on )top(?!\s+(?:of|up)\b)|longest|"
                       r"oldest|heaviest|most expensive|busiest)\b", re.I)
 _SMALLEST = re.compile(r"\b(?:smallest|lowest|least|fewest|minimum|shortest|youngest|"
                        r"lightest|cheapest|quietest)\b", re.I)
@@ -236,8 +238,9 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
     columns = list(dict.fromkeys(name for row in rows for name in row.cells))
     numeric = [c for c in columns if _is_numeric(c, rows)]
     label = _label_column(question, columns, numeric + _flags(rows, columns))
-    if operation == "list":
-        return _listed(question, rows, columns, label)
+    if operation == "list":  # a column whose cell the question names chooses the rows
+        return _listed(question, rows, columns, _label_column(
+            question, columns, numeric + _flags(rows, columns) + _named_by(question, rows)))
     if operation == "count":
         return _counted(question, rows, columns, numeric, label)
     named = _named_column(question, columns)
@@ -493,6 +496,13 @@ def _label_column(question: str, columns: list[str], numeric: list[str]) -> str 
     else the first column of names; `numeric`: the columns that name none (numbers, flags)."""
     names = [column for column in columns if column not in numeric]
     return _named_column(question, names) or (names[0] if names else None)
+
+
+def _named_by(question: str, rows: Sequence[Row]) -> list[str]:
+    """The columns with a cell the question names ("List all contacts at the York Site":
+    the column "Site")."""
+    return list(dict.fromkeys(column for row in rows for column, cell in row.cells.items()
+                              if _names(question, cell.text)))
 
 
 def _filtered(question: str, rows: Sequence[Row], columns: list[str],
