@@ -64,7 +64,12 @@ def any_of(words: Iterable[str]) -> str:
 NUMBER_WORD = re.compile(any_of(NUMBER_WORDS), re.I)
 # a number in digits or in words
 NUMBER = re.compile(r"\d|" + any_of([*NUMBER_WORDS, *_LARGE_NUMBER_WORDS]), re.I)
-YES_NO = re.compile(rf"^\s*{any_of(AUXILIARIES)}\s+(?P<rest>.+)", re.I | re.S)
+# a yes/no question: it opens with a verb ("Is...", "Can..."), or asks with one after what
+# it tells ("Client wants to pay £400 in cash - is that allowed?", "If I'm off for 5
+# days, do I need a note?"); not "If the boiler fails, who do I call?"
+_TOLD = r"(?:(?!\b(?:who|whom|whose|what|which|when|where|why|how)\b)[^?])*?"
+YES_NO = re.compile(rf"^(?:\s*if\b{_TOLD}[\s,]|{_TOLD}(?:[,;:–—]|\s-)\s*|\s*)"
+                    rf"{any_of(AUXILIARIES)}\s+(?P<rest>.+)", re.I | re.S)
 
 
 # two years in a row: "2024-25", "2024/2025", "24/25" (not "10-11", a span of days)

@@ -28,6 +28,14 @@ from qa.answering.quoted import row_answers
      "No"),
     ("Can any member of staff load a kiln?",
      "Only staff who have passed the kiln course may load a kiln.", "No"),
+    # a limit allows what it allows of whom the quote names, not of others
+    ("Can trainees work from home two days a week?",
+     "Qualified staff may work from home for up to two days per week.", NO_VERDICT),
+    # what only someone may do, asked of someone else
+    ("Can the office manager sign a supplier contract?",
+     "Only the Head of Finance may sign a supplier contract.", "No"),
+    ("Can the Head of Finance sign a supplier contract?",
+     "Only the Head of Finance may sign a supplier contract.", "Yes"),
     # a limit on a quantity: beyond it No, within it Yes ("no more than" is no negation)
     ("Can a kiln be opened 20 hours after a firing?",
      "A kiln cools for at least 36 hours before it is opened.", "No"),

@@ -37,7 +37,7 @@ traceable as the quote it comes from.
 import re
 
 from qa.answering.quantities import decides, in_digits, without_bounds
-from qa.answering.question_kinds import content_words, negated, stems
+from qa.answering.question_kinds import content_words, negated, stems, yes_no_subject
 from qa.indexing.chunking import split_sentences
 from qa.loaders.tables import row_fields
 from qa.stemming import index_term
@@ -78,6 +78,9 @@ _AGGREGATE = re.compile(r"\b(?:largest|smallest|biggest|highest|lowest|most|leas
 _REFERS_BACK = re.compile(any_of(PRONOUNS), re.I)
 _ALL = re.compile(r"\b(?:any|anyone|anybody|every|everyone|everybody|all)\b", re.I)
 _ONLY = re.compile(r"\b(?:only|solely|exclusively)\b", re.I)
+# who alone may do what: "Only the Head of Housing may authorise ..."
+_ONLY_MAY = re.compile(r"\bonly\s+(?P<who>(?:[\w'-]+\s+){1,8}?)(?:may|can|is allowed to|"
+                       r"are allowed to|is permitted to|are permitted to)\s+(?P<done>\w+)", re.I)
 # a long quote opens with the clause that holds the reader's span: what a glance takes in
 EXCERPT_WORDS, EXCERPT_MIN_WORDS = 12, 6
 _NON_SPACE = re.compile(r"\S+")
@@ -161,7 +164,9 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
     un-, non-, in- or dis-) or limits to some ("only") what the question asks of any or
     all; when what it says of an amount in the question's unit decides the question
     (`decides`, for a table row the cell asked of), "Yes" or "No", turned by a negation
-    that is no bound ("does not accept ... over £500"); else NO_VERDICT. The words of
+    that is no bound ("does not accept ... over £500"), a Yes only when the quote names
+    what the question asks about (`yes_no_subject`: not "Can trainees...?" of "Qualified
+    staff may..."); else NO_VERDICT. The words of
     `before`, the sentence before the quote, count as said when the quote refers back to
     it ("it", "this"); its polarity does not.
     Small numbers are the same in words and digits ("4 weeks", "four weeks").
@@ -181,6 +186,8 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
         return "No"
     if _ALL.search(question) and _ONLY.search(quote):  # "Can anyone...?" "Only staff who..."
         return "No"
+    if someone_else(question, quote):  # "Can a clerk sign?" "Only a partner may sign"
+        return "No"
     cell = row_value(question, quote) if row_fields(quote) else None  # the cell asked of
     within = decides(question, cell or quote)  # "no more than" is no negation, "does not" is
     if within is not None:
@@ -189,11 +196,27 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
     missing = asked - said
     if len(missing) > max(1, len(asked) // 3) and not decided:
         return NO_VERDICT
-    if within is not None:
-        return "Yes" if within else "No"
+    if within is not None:  # a Yes is of what the question asks about ("trainees")
+        subject = {_modal(word) for word in yes_no_subject(question)} - {DUTY, LEAVE}
+        return "No" if not within else "Yes" if not subject - said else NO_VERDICT
     if negated(quote) != negated(question):
         return "No"
     return "Yes" if not missing else NO_VERDICT
+
+
+def someone_else(question: str, quote: str) -> bool:
+    """Whether the quote allows only someone ("Only the Head of Finance may sign ...") what
+    the question asks of someone it does not name ("Can the office manager sign ...?"): the
+    words of the question before what is done (by stem) share none with who may do it."""
+    only = _ONLY_MAY.search(quote)
+    asked = YES_NO.match(question)
+    if only is None or asked is None:
+        return False
+    done = index_term(only["done"])
+    words = WORD.findall(asked["rest"])
+    at = next((i for i, word in enumerate(words) if index_term(word) == done), None)
+    who = {index_term(word) for word in content_words(" ".join(words[:at or 0]))}
+    return bool(who) and not who & {index_term(w) for w in content_words(only["who"])}
 
 
 def _modal(word: str) -> str:
