@@ -183,6 +183,9 @@ def test_a_meetings_decisions_are_its_decisions_section_else_its_labelled_decisi
                                   "**Decision:** The app is used from May."]
     said = "Van\nKevin reported on the van.\nThe board agreed to sell it.\n"
     assert _decided(said) == ["The board agreed to sell it."]
+    listed = ("Meeting: 6 May\nDecisions:\n- Buy the van.\n- Sell the trailer.\n\nActions:\n"
+              "- Ada books a test.\nMeeting: 3 June\nDecisions:\n- Paint the van.\n")
+    assert _decided(listed) == ["Buy the van.", "Sell the trailer.", "Paint the van."]
 
 
 def test_what_a_named_meeting_decided_is_answered_from_its_notes(tmp_path):

@@ -296,7 +296,8 @@ def computed(asked: Asked) -> Response | None:
     asker, query = asked.asker, asked.query
     answer = table_answer(query, asked.found.hits[:ANSWER_PASSAGES], asker.passages,
                           asker.backend.document_tables)
-    named = [] if answer is not None else asker.named_in(query, asked.within)
+    named = [] if answer is not None else [
+        path for path in asker.named_in(query, asked.within) if asker.backend.document_tables(path)]
     if named:
         hits = asker.search([query], ANSWER_PASSAGES, "hybrid", named)[1][0]
         answer = table_answer(query, hits, asker.passages, asker.backend.document_tables)

@@ -147,9 +147,10 @@ def decisions(text: str, sentences: Sequence[tuple[int, int]],
               headings: Sequence[tuple[int, str]]) -> list[tuple[int, int]]:
     """The spans of a document's decisions, of its `sentences` (spans, in order) and
     `headings` ((offset, text), in order): the sentences of a section headed by them
-    ("DECISIONS", "Decisions and actions"); else the sentences labelled as one
-    ("DECISION: ...", "**Agreed:** ..."); else those that say something was decided,
-    agreed, approved or rejected."""
+    ("DECISIONS", "Decisions and actions"); else the items of the lists labelled so
+    ("Decisions:" and its bullets); else the sentences labelled as one ("DECISION: ...",
+    "**Agreed:** ..."); else those that say something was decided, agreed, approved or
+    rejected."""
     for n, (at, heading) in enumerate(headings):
         if _DECISION_HEADING.search(heading):
             line_end = text.find("\n", at)
@@ -159,6 +160,10 @@ def decisions(text: str, sentences: Sequence[tuple[int, int]],
                       if after < b <= end]  # a sentence may run on from the heading
             if inside:
                 return inside[:MAX_DECISIONS]
+    listed = [item for label, items in _lists(text, 0, len(text))
+              if _DECISION_LABEL.match(label) for item in items]  # "Decisions:" and a list
+    if listed:
+        return listed[:MAX_DECISIONS]
     for pattern in (_DECISION_LABEL, _DECIDES):
         found = [(a, b) for a, b in sentences if pattern.search(text[a:b])]
         if found:
