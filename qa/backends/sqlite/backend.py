@@ -216,7 +216,8 @@ class SQLiteBackend:
         if (keywords is None or keywords.stamp != current) and self._no_keywords_at != current:
             keywords = self._reloaded_keywords(store, current)
         if keywords is not None and keywords.stamp == current:
-            self._in_ram = None  # not needed any more
+            with self._in_ram_lock:
+                self._in_ram = None  # not needed any more
             return keywords, False
         if keywords is not None and self._no_keywords_at != current and _behind(
                 keywords.stamp, current):
@@ -244,12 +245,13 @@ class SQLiteBackend:
         state of the database (one changed while it is built is built again next time)."""
         with self._in_ram_lock:
             current = (store.identity, store.generation())
-            if self._in_ram is None or self._in_ram.stamp != current:
-                self._in_ram = None  # its memory freed before the next is built
-                self._in_ram = KeywordIndex.in_memory(store.chunk_texts(), *current)
+            in_ram = self._in_ram
+            if in_ram is None or in_ram.stamp != current:
+                self._in_ram = in_ram = None  # its memory freed before the next is built
+                self._in_ram = in_ram = KeywordIndex.in_memory(store.chunk_texts(), *current)
                 log.info("built a keyword index in memory from the database in %s",
                          self.folder)
-            return self._in_ram
+            return in_ram
 
     def _open_keywords(self, store: Store) -> KeywordIndex | None:
         if self._keywords is None:
