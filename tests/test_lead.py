@@ -79,6 +79,8 @@ from qa.answering.quoted import row_answers
     ("Can we accept £300 in cash?", "We do not accept cash payments over £500.", "Yes"),
     ("Can we accept £800 in cash?", "We do not accept cash payments over £500.", "No"),
     ("Is the fee £28?", "The fee rises from £25 to £30.", NO_VERDICT),  # a change, no range
+    ("Can I carry over 3 days of leave?",  # a verb's "over" bounds nothing
+     "Up to 5 days of leave may be carried over.", "Yes"),
     # a contraction asks nothing of the quote ("I'm": no word "m" it must hold)
     ("Is a hard hat mandatory when I'm on the site?",
      "A hard hat is mandatory on the site at all times.", "Yes"),

@@ -290,13 +290,13 @@ def supported(asked: Asked) -> Response:
 
 
 def computed(asked: Asked) -> Response | None:
-    """A value or the rows computed from a table of the top hits, else of the documents the
-    question names ("List all contacts at York": the contact list, though the top hits
-    are other documents that name York)."""
+    """A value or the rows computed from a table of the top hits; the rows a list question
+    asks for, else from a table of the documents it names ("List all contacts at York":
+    the contact list, though the top hits are other documents that name York)."""
     asker, query = asked.asker, asked.query
     answer = table_answer(query, asked.found.hits[:ANSWER_PASSAGES], asker.passages,
                           asker.backend.document_tables)
-    named = [] if answer is not None else [
+    named = [] if answer is not None or question_operation(query) != "list" else [
         path for path in asker.named_in(query, asked.within) if asker.backend.document_tables(path)]
     if named:
         hits = asker.search([query], ANSWER_PASSAGES, "hybrid", named)[1][0]

@@ -68,6 +68,9 @@ _FROM = re.compile(r"\bfrom\s*$", re.IGNORECASE)
 _NEGATED_BOUND = re.compile(r"\b(?:no|not)\s+(?:more|less|fewer|later|earlier)\s+than\b",
                             re.IGNORECASE)
 _CLOCK = "clock"
+# verbs whose "over" is theirs ("carry over 3 days", "handed over 2 keys")
+_CARRIED = re.compile(r"\b(?:carr(?:y|ies|ied)|hand(?:s|ed)?|t(?:ake|akes|aken|ook)|"
+                      r"turn(?:s|ed)?|roll(?:s|ed)?|h(?:old|olds|eld))\s*$", re.IGNORECASE)
 _BARE = frozenset(("",))  # the unit of a number with none: "between 7.2 and 7.6."
 _NAME_BEFORE = re.compile(r"\b([A-Z]\w*)[ \t]+$")
 _MEASURED = frozenset([_CLOCK, *_CURRENCIES.values(), *(unit for unit, _ in _MEASURES.values())])
@@ -287,8 +290,10 @@ def _ranged(text: str, first: Amount, second: Amount) -> bool | None:
 def _limited(text: str, amount: Amount) -> Span:
     """The span an amount alone allows: bounded by the words before or after it, else
     itself."""
-    bound = (_BOUND_BEFORE.search(text, 0, amount.start)
-             or _BOUND_AFTER.match(text, amount.end))
+    before = _BOUND_BEFORE.search(text, 0, amount.start)
+    if before and before["above"] and _CARRIED.search(text, 0, before.start()):
+        before = None  # "carry over 3 days": a verb's "over", no bound
+    bound = before or _BOUND_AFTER.match(text, amount.end)
     kind = next((name for name, said in bound.groupdict().items() if said), "") if bound else ""
     value, inf = amount.value, math.inf
     low, high, low_in, high_in = {

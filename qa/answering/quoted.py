@@ -78,7 +78,15 @@ from qa.indexing.chunking import is_field_line
 from qa.loaders.tables import row_fields
 from qa.search import Hit, reciprocal_rank_fusion
 from qa.stemming import index_term
-from qa.words import PRONOUNS, SECTION_NUMBER, STOPWORDS, WORD, any_of, years_as_one_word
+from qa.words import (
+    PRONOUNS,
+    SECTION_NUMBER,
+    STOPWORDS,
+    WORD,
+    YES_NO,
+    any_of,
+    years_as_one_word,
+)
 
 ANSWER_PASSAGES = 8  # the sentences of this many top passages compete to be quoted
 READ_PASSAGES = 5  # the reader (`qa.answering.reader`) reads this many top passages
@@ -207,7 +215,10 @@ def assess(
 def _in_range(question: str, candidates: list["_Candidate"]) -> list["_Candidate"]:
     """The candidates, less those whose range leaves out the quantity the question names
     when another's holds it ("6 years" of service: not the row "Less than 2 years" when
-    the row "5 years to less than 10 years" is there)."""
+    the row "5 years to less than 10 years" is there). Not for a yes/no question: the
+    limit that leaves it out decides it ("75 days?" of "no later than 60 days")."""
+    if YES_NO.match(question):
+        return candidates
     asked = points(question)
     ranged = [contains(asked, c.text) for c in candidates]
     if True not in ranged:

@@ -78,7 +78,9 @@ _COUNT = re.compile(r"^\s*how many\s+(?P<noun>.+?)\s+(?:are|is|were|was|have|has
 _PEOPLE = frozenset(("people", "persons", "staff", "employees", "members", "contacts"))
 # "Which teams work in Lyon?": rows by a plural noun, whatever the verb (a list question
 # of question_kinds wants "are", "were"...)
-_WHICH_ROWS = re.compile(r"^\s*(?:which|what)\s+\w+[^s\W]s\s+(?!of\b)\w+", re.I)
+# "Which teams work...": a plural noun, not a verb ("What was the rate...?")
+_WHICH_ROWS = re.compile(r"^\s*(?:which|what)\s+(?!(?:was|has|is|does)\b)\w+[^s\W]s\s+"
+                         r"(?!of\b)\w+", re.I)
 _TOTAL = re.compile(r"\b(?:total|sum|altogether|combined|in all)\b", re.I)
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
 _DIFFERENCE = re.compile(r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|bigger|"
