@@ -68,7 +68,8 @@ NUMBER = re.compile(r"\d|" + any_of([*NUMBER_WORDS, *_LARGE_NUMBER_WORDS]), re.I
 # it tells ("Client wants to pay £400 in cash - is that allowed?", "If I'm off for 5
 # days, do I need a note?"); not "If the boiler fails, who do I call?"
 _TOLD = r"(?:(?!\b(?:who|whom|whose|what|which|when|where|why|how)\b)[^?])*?"
-YES_NO = re.compile(rf"^(?:\s*if\b{_TOLD}[\s,]|{_TOLD}(?:[,;:–—]|\s-)\s*|\s*)"
+_WH = r"\b(?:who|whom|whose|what|which|when|where|why|how)\b"
+YES_NO = re.compile(rf"^(?:\s*if\b(?![^?]*{_WH}){_TOLD}[\s,]|{_TOLD}(?:[,;:–—]|\s-)\s*|\s*)"
                     rf"{any_of(AUXILIARIES)}\s+(?P<rest>.+)", re.I | re.S)
 
 

@@ -81,6 +81,13 @@ from qa.answering.quoted import row_answers
     ("Is the fee £28?", "The fee rises from £25 to £30.", NO_VERDICT),  # a change, no range
     ("Can I carry over 3 days of leave?",  # a verb's "over" bounds nothing
      "Up to 5 days of leave may be carried over.", "Yes"),
+    # a negation turns only what it stands before; a change is no value; 9.30am whole
+    ("Is the deposit more than £100?", "The deposit is £200 and is not refundable.", "Yes"),
+    ("Is the fee over £20?", "The fee was reduced by £5.", NO_VERDICT),
+    ("Is the office open at 7am?", "The office is open from 9.30am to 5pm.", "No"),
+    ("Can refunds over £50 be authorised by the Finance Manager?",  # asked of whom it names
+     "Only the Finance Manager may authorise refunds over £50.", "Yes"),
+    ("If there is a fire, what should I do?", "Leave by the nearest exit.", None),
     # a contraction asks nothing of the quote ("I'm": no word "m" it must hold)
     ("Is a hard hat mandatory when I'm on the site?",
      "A hard hat is mandatory on the site at all times.", "Yes"),

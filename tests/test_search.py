@@ -240,6 +240,10 @@ def test_a_follow_up_is_searched_with_the_answer_its_pronoun_refers_to():
      "What time is lunch served at the weekend?"),
     ("What is the fee for a single room at the Leeds hotel?", "and for a twin room there?",
      "What is the fee for a twin room there at the Leeds hotel?"),
+    ("How do I apply to join the pension scheme?", "and for contractors?",
+     "How do I apply to join the pension scheme for contractors?"),  # "to" is no "for"
+    ("Who manages the Finance team in Leeds?", "and the HR team?",
+     "Who manages the HR team in Leeds?"),  # the name before the same word
     # the words ending alike, not the verb before them
     ("How long do we keep payroll records?", "and pension records?",
      "How long do we keep pension records?"),

@@ -54,8 +54,9 @@ _PERSONAL = re.compile(any_of(("he", "him", "his", "she", "her", "hers", "they",
 _NAME = re.compile(rf"\b(?!(?i:{WEEKDAYS}s?|{MONTHS}|i)\b)[A-Z][\w'-]*"
                    rf"(?:\s+(?:[A-Z][\w'-]*|\d+)\b)*")
 _ARTICLE = re.compile(r"^(?:the|an?)\s+", re.IGNORECASE)
-# prepositions of one sense: of a place or time ("at the weekend" for "on weekdays")
-_KIN_PREPOSITIONS = (("at", "on", "in", "during"), ("for", "to"))
+# prepositions of a place or time, one for another ("at the weekend" for "on weekdays");
+# a phrase is parted at them ("at York on the Friday"), not at "of" ("at the end of May")
+_KIN = ("at", "on", "in", "during")
 _NEXT_PREPOSITION = re.compile(rf"\s+{_PREPOSITION}\b", re.IGNORECASE)
 _SUBJECTS = ("i", "we", "you", "they", "he", "she", "it")
 _CITATION = re.compile(r"\s*\[\d+\]")
@@ -117,7 +118,7 @@ def in_place_of_last_phrase(question: str, phrase: str) -> str:
     last article on."""
     body = question.rstrip(" ?")
     if _OPENS_WITH_PREPOSITION.match(phrase):
-        for part in re.split(rf"\s+(?={_PREPOSITION}\b)", phrase, flags=re.IGNORECASE):
+        for part in re.split(rf"\s+(?={any_of(_KIN)})", phrase, flags=re.IGNORECASE):
             body = in_place_of_part(body, part)
         return f"{body}?"
     span = _named_span(body, phrase) or _span_ending_alike(body, phrase)
@@ -138,7 +139,7 @@ def in_place_of_part(body: str, part: str) -> str:
     """`body` with `part` ("at York") in place of its part after the same preposition, or
     one of the same sense, up to its next preposition; `part` added when it has none."""
     preposition = part.split()[0].lower()
-    kin = next((group for group in _KIN_PREPOSITIONS if preposition in group), (preposition,))
+    kin = _KIN if preposition in _KIN else (preposition,)
     for words in ((preposition,), kin):
         found = list(re.finditer(any_of(words), body, re.IGNORECASE))
         if found:
@@ -154,14 +155,12 @@ def _named_span(body: str, phrase: str) -> tuple[int, int] | None:
     depot" for "the York depot"): its last name after its first word, when the phrase
     names something."""
     names = [name.span() for name in _NAME.finditer(body, 1)] if _NAME.search(phrase) else []
-    if not names:
-        return None
-    start, end = names[-1]
-    after = WORD.match(body, end + 1)  # "the York depot" for "Leeds depot": the word too
     last = WORD.findall(phrase)[-1]
-    if after and last.islower() and index_term(after.group()) == index_term(last):
-        return start, after.end()
-    return start, end
+    for start, end in reversed(names):  # "the York depot" for "Leeds depot": the word too
+        after = WORD.match(body, end + 1)
+        if after and last.islower() and index_term(after.group()) == index_term(last):
+            return start, after.end()
+    return names[-1] if names else None
 
 
 def _span_ending_alike(body: str, phrase: str) -> tuple[int, int] | None:

@@ -36,7 +36,7 @@ traceable as the quote it comes from.
 
 import re
 
-from qa.answering.quantities import decides, in_digits, without_bounds
+from qa.answering.quantities import decides, in_digits
 from qa.answering.question_kinds import content_words, negated, stems, yes_no_subject
 from qa.indexing.chunking import split_sentences
 from qa.loaders.tables import row_fields
@@ -78,6 +78,7 @@ _AGGREGATE = re.compile(r"\b(?:largest|smallest|biggest|highest|lowest|most|leas
 _REFERS_BACK = re.compile(any_of(PRONOUNS), re.I)
 _ALL = re.compile(r"\b(?:any|anyone|anybody|every|everyone|everybody|all)\b", re.I)
 _ONLY = re.compile(r"\b(?:only|solely|exclusively)\b", re.I)
+_BY = re.compile(r"\bby\b", re.I)
 # who alone may do what: "Only the Head of Housing may authorise ..."
 _ONLY_MAY = re.compile(r"\bonly\s+(?P<who>(?:[\w'-]+\s+){1,8}?)(?:may|can|is allowed to|"
                        r"are allowed to|is permitted to|are permitted to)\s+(?P<done>\w+)", re.I)
@@ -163,8 +164,8 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
     same polarity, "No" when it negates them, holds an opposite of one (OPPOSITES, or the word with
     un-, non-, in- or dis-) or limits to some ("only") what the question asks of any or
     all; when what it says of an amount in the question's unit decides the question
-    (`decides`, for a table row the cell asked of), "Yes" or "No", turned by a negation
-    that is no bound ("does not accept ... over £500"), a Yes only when the quote names
+    (`decides`, for a table row the cell asked of; a negation just before it turns it:
+    "does not accept ... over £500"), "Yes" or "No", a Yes only when the quote names
     what the question asks about (`yes_no_subject`: not "Can trainees...?" of "Qualified
     staff may..."); else NO_VERDICT. The words of
     `before`, the sentence before the quote, count as said when the quote refers back to
@@ -189,9 +190,8 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
     if someone_else(question, quote):  # "Can a clerk sign?" "Only a partner may sign"
         return "No"
     cell = row_value(question, quote) if row_fields(quote) else None  # the cell asked of
-    within = decides(question, cell or quote)  # "no more than" is no negation, "does not" is
+    within = decides(question, cell or quote)  # "no more than" is no negation here
     if within is not None:
-        within ^= negated(without_bounds(quote)) != negated(without_bounds(question))
         asked = {word for word in asked if not word[0].isdigit()}
     missing = asked - said
     if len(missing) > max(1, len(asked) // 3) and not decided:
@@ -210,8 +210,9 @@ def someone_else(question: str, quote: str) -> bool:
     words of the question before what is done (by stem) share none with who may do it."""
     only = _ONLY_MAY.search(quote)
     asked = YES_NO.match(question)
-    if only is None or asked is None:
-        return False
+    if only is None or asked is None or _BY.search(asked["rest"]) or any(
+            c.isdigit() for c in only["who"]):
+        return False  # "Can refunds be authorised by ...?"; "Only 2 guests may ..."
     done = index_term(only["done"])
     words = WORD.findall(asked["rest"])
     at = next((i for i, word in enumerate(words) if index_term(word) == done), None)

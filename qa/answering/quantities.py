@@ -38,7 +38,7 @@ _MEASURES = {
 }
 _AMOUNT = re.compile(
     rf"(?P<currency>[£$€])\s?(?P<money>{_NUMBER})(?P<scale>[km]\b)?"
-    r"|\b(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s?(?P<half>[ap])\.?m\.?(?!\w)"
+    r"|(?<![\d.,:])\b(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?\s?(?P<half>[ap])\.?m\.?(?!\w)"
     r"|\b(?P<clock>\d{1,2}):(?P<clock_minute>\d{2})\b"
     rf"|(?<![\w.,:])(?<!\d{{4}}[-/])(?<!\d/){_NUMBER.join(('(?P<number>', ')'))}"
     r"(?![\w:]|[.,]\d)"
@@ -52,11 +52,12 @@ _FLOOR_BEFORE = (r"at least|no less than|not less than|no fewer than|(?:a )?mini
                  r"min\.?")
 _ABOVE_BEFORE = r"over|more than|above|greater than|exceeding|in excess of"
 _CEILING_BEFORE = (r"at most|no more than|not more than|up to|(?:a )?maximum of|max\.?|"
-                   r"within|no later than|by")
+                   r"within|no later than")
 _BELOW_BEFORE = r"less than|under|below|fewer than"
 _BOUND_BEFORE = re.compile(
     rf"\b(?:(?P<floor>{_FLOOR_BEFORE})|(?P<above>{_ABOVE_BEFORE})|"
-    rf"(?P<ceiling>{_CEILING_BEFORE})|(?P<below>{_BELOW_BEFORE}))\s*$", re.IGNORECASE)
+    rf"(?P<ceiling>{_CEILING_BEFORE})|(?P<below>{_BELOW_BEFORE})|(?P<by>by))\s*$",
+    re.IGNORECASE)  # "by 5pm": a time's latest; "reduced by £5" bounds nothing
 _BOUND_AFTER = re.compile(
     r"\s*(?:(?P<floor>or more|or over|or longer|or above|and over|and above|plus|\+)|"
     r"(?P<ceiling>or less|or fewer|or under|or below|or earlier))\b", re.IGNORECASE)
@@ -65,14 +66,16 @@ _AND = re.compile(r"^\s*and\s*$", re.IGNORECASE)
 _TO = re.compile(r"^\s*(?:to|until|till|–|-|—)\s*(?P<open>under\s+|less than\s+|below\s+)?$",
                  re.IGNORECASE)
 _FROM = re.compile(r"\bfrom\s*$", re.IGNORECASE)
-_NEGATED_BOUND = re.compile(r"\b(?:no|not)\s+(?:more|less|fewer|later|earlier)\s+than\b",
-                            re.IGNORECASE)
 _CLOCK = "clock"
 # verbs whose "over" is theirs ("carry over 3 days", "handed over 2 keys")
 _CARRIED = re.compile(r"\b(?:carr(?:y|ies|ied)|hand(?:s|ed)?|t(?:ake|akes|aken|ook)|"
                       r"turn(?:s|ed)?|roll(?:s|ed)?|h(?:old|olds|eld))\s*$", re.IGNORECASE)
 _BARE = frozenset(("",))  # the unit of a number with none: "between 7.2 and 7.6."
 _NAME_BEFORE = re.compile(r"\b([A-Z]\w*)[ \t]+$")
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot)\b|n't\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.;!?]\s")
+_LOOK_BACK = 80  # characters before an amount that its bound, range or name is read from
+NEGATION_WORDS = 6  # before what a text says of an amount, that negate it
 _MEASURED = frozenset([_CLOCK, *_CURRENCIES.values(), *(unit for unit, _ in _MEASURES.values())])
 
 
@@ -91,13 +94,16 @@ class Amount:
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """The amounts a text allows: from `low` to `high`, each in or out."""
+    """The amounts a text allows: from `low` to `high`, each in or out, and the amounts
+    that say so."""
 
     low: float
     high: float
     low_in: bool
     high_in: bool
     units: frozenset[str]
+    start: int = 0  # where the text says it: its first amount, or the bound before it
+    of: tuple[Amount, ...] = ()
 
     def holds(self, value: float) -> bool:
         above = self.low < value or self.low_in and value == self.low
@@ -136,11 +142,15 @@ def spans(text: str) -> list[Span]:
         amount, after = said[i], said[i + 1] if i + 1 < len(said) else None
         top_out = None if after is None else _ranged(text, amount, after)
         if after is None or top_out is None:
-            found.append(_limited(text, amount))
+            found += [] if _a_change(text, amount) else [_limited(text, amount)]
             i += 1
             continue
+        low = amount.value
+        if amount.units == _BARE:  # "2-6 weeks": 2 weeks
+            low *= after.value / _number(after.number)
         units = after.units if amount.units == _BARE else amount.units & after.units
-        found.append(Span(amount.value, after.value, True, not top_out, units or after.units))
+        found.append(Span(low, after.value, True, not top_out, units or after.units,
+                          amount.start, (amount, after)))
         i += 2
     return found
 
@@ -151,7 +161,8 @@ def decides(question: str, text: str) -> bool | None:
     within what the text allows of it in the same unit, or apart from it; None when the
     text says nothing of that unit, or more than one thing, or the question names no
     amount. A text's exact amount decides only a question that bounds it ("between",
-    "under"): "Is the fee £25?" of "The fee is £30" is left to the words."""
+    "under"): "Is the fee £25?" of "The fee is £30" is left to the words. A negation just
+    before what the text says turns it ("We do not accept cash over £500": £400 is Yes)."""
     verdicts, told = set(), spans(text)
     for asked in spans(question):
         if asked.units == _BARE:  # "one of our vans" tests no amount
@@ -167,20 +178,19 @@ def decides(question: str, text: str) -> bool | None:
             inner, outer = said, asked
         if said.low == said.high and asked.low == asked.high:
             continue
+        turned = _negated_before(in_digits(text), said.start)
         if inner.within(outer):
-            verdicts.add(True)
+            verdicts.add(not turned)
         elif inner.apart(outer):
-            verdicts.add(False)
+            verdicts.add(turned)
     return verdicts.pop() if len(verdicts) == 1 else None
 
 
 def points(question: str) -> list[Amount]:
     """The amounts a question names alone ("if I've been here 6 yrs": 72 months), not
     those it bounds ("a claim over 250 pounds" is no point in a range)."""
-    text = in_digits(question)
-    alone = [(amount, _limited(text, amount)) for amount in amounts(text)]
-    return [amount for amount, span in alone
-            if span.low == span.high and not _in_a_range(text, amount)]
+    return [span.of[0] for span in spans(question) if len(span.of) == 1
+            and span.low == span.high]
 
 
 def contains(asked: Sequence[Amount], text: str) -> bool | None:
@@ -190,12 +200,6 @@ def contains(asked: Sequence[Amount], text: str) -> bool | None:
     verdicts = [span.holds(amount.value) for span in spans(text) if span.low != span.high
                 for amount in asked if span.units & amount.units - _BARE]
     return any(verdicts) if verdicts else None
-
-
-def without_bounds(text: str) -> str:
-    """The text without the negations that only bound an amount ("no more than 4"), so
-    that what is left negates what the text says ("does not accept ... over £500")."""
-    return _NEGATED_BOUND.sub(" ", text)
 
 
 def untested(question: str) -> str:
@@ -229,9 +233,10 @@ def _amount(match: re.Match[str]) -> Amount | None:
         minute = int(match["minute"] or match["clock_minute"] or 0)
         return Amount((hour + 12 * pm) * 60 + minute, frozenset((_CLOCK,)), start, end,
                       match.group())
-    name = _NAME_BEFORE.search(match.string, 0, start)
-    if name and name.group(1).lower() not in STOPWORDS:
-        return None  # a name's number: "Year 4", "Grade 2"
+    name = _NAME_BEFORE.search(match.string, max(0, start - _LOOK_BACK), start)
+    opening = match.string[:name.start(1)].rstrip()[-1:] if name else ""
+    if name and name.group(1).lower() not in STOPWORDS and opening not in ("", *".:;!?(\n"):
+        return None  # a name's number: "Year 4", "Grade 2"; not "Within 42 days"
     value = _number(match["number"])
     if match["percent"]:
         return Amount(value, frozenset(("percent",)), start, match.end("percent"),
@@ -263,26 +268,21 @@ def _dated(match: re.Match[str]) -> bool:
         return False
     text = match.string
     return bool(_DATE_NEAR.match(text, match.end("number"))
-                or _MONTH_BEFORE.search(text, 0, match.start()))
-
-
-def _in_a_range(text: str, amount: Amount) -> bool:
-    """Whether the amount begins or ends a range of the text ("2 to 5 years")."""
-    said = amounts(text)
-    return any(_ranged(text, a, b) is not None and amount in (a, b)
-               for a, b in zip(said, said[1:], strict=False))
+                or _MONTH_BEFORE.search(text, max(0, match.start() - _LOOK_BACK), match.start()))
 
 
 def _ranged(text: str, first: Amount, second: Amount) -> bool | None:
     """Whether two amounts make a range ("between 2 and 5", "2 to 5", "9:00-17:00"): None
     when not; else whether its top is left out ("2 to under 5 years")."""
-    between = text[first.end:second.start]
-    if _BETWEEN.search(text, 0, first.start) and _AND.match(between):
+    between, back = text[first.end:second.start], max(0, first.start - _LOOK_BACK)
+    if _CLOCK in second.units and (first.units == _BARE or first.value > second.value):
+        return None  # "9-5pm", "10pm to 6am": not read as a range
+    if _BETWEEN.search(text, back, first.start) and _AND.match(between):
         return False
     to = _TO.match(between)
     if to is None:
         return None
-    if _FROM.search(text, 0, first.start) and _CLOCK not in second.units:
+    if _FROM.search(text, back, first.start) and _CLOCK not in second.units:
         return None  # "from £25 to £30": a change
     return bool(to["open"])
 
@@ -290,14 +290,33 @@ def _ranged(text: str, first: Amount, second: Amount) -> bool | None:
 def _limited(text: str, amount: Amount) -> Span:
     """The span an amount alone allows: bounded by the words before or after it, else
     itself."""
-    before = _BOUND_BEFORE.search(text, 0, amount.start)
-    if before and before["above"] and _CARRIED.search(text, 0, before.start()):
+    before = _BOUND_BEFORE.search(text, max(0, amount.start - _LOOK_BACK), amount.start)
+    if before and before["above"] and _CARRIED.search(
+            text, max(0, before.start() - _LOOK_BACK), before.start()):
         before = None  # "carry over 3 days": a verb's "over", no bound
     bound = before or _BOUND_AFTER.match(text, amount.end)
     kind = next((name for name, said in bound.groupdict().items() if said), "") if bound else ""
     value, inf = amount.value, math.inf
     low, high, low_in, high_in = {
         "floor": (value, inf, True, False), "above": (value, inf, False, False),
-        "ceiling": (-inf, value, False, True), "below": (-inf, value, False, False),
+        "ceiling": (-inf, value, False, True), "by": (-inf, value, False, True),
+        "below": (-inf, value, False, False),
     }.get(kind, (value, value, True, True))
-    return Span(low, high, low_in, high_in, amount.units)
+    return Span(low, high, low_in, high_in, amount.units,
+                before.start() if before else amount.start, (amount,))
+
+
+def _a_change(text: str, amount: Amount) -> bool:
+    """Whether the amount is what something changed by ("reduced by £5", "rose by 4%"),
+    no value of it; "by 5pm" is a time's latest."""
+    before = _BOUND_BEFORE.search(text, max(0, amount.start - _LOOK_BACK), amount.start)
+    return bool(before and before["by"]) and _CLOCK not in amount.units
+
+
+def _negated_before(text: str, start: int) -> bool:
+    """Whether a negation is among the NEGATION_WORDS words before `start`, in its clause
+    ("We do not accept cash over £500"; not "The deposit is £200 and is not refundable")."""
+    back = text[max(0, start - _LOOK_BACK):start]
+    ends = list(_CLAUSE_END.finditer(back))
+    words = back[ends[-1].end() if ends else 0:].split()[-NEGATION_WORDS:]
+    return bool(_NEGATION.search(" ".join(words)))

@@ -79,7 +79,7 @@ _PEOPLE = frozenset(("people", "persons", "staff", "employees", "members", "cont
 # "Which teams work in Lyon?": rows by a plural noun, whatever the verb (a list question
 # of question_kinds wants "are", "were"...)
 # "Which teams work...": a plural noun, not a verb ("What was the rate...?")
-_WHICH_ROWS = re.compile(r"^\s*(?:which|what)\s+(?!(?:was|has|is|does)\b)\w+[^s\W]s\s+"
+_WHICH_ROWS = re.compile(r"^\s*(?:which|what)\s+(?!(?:was|has|does)\b)\w+[^s\W]s\s+"
                          r"(?!of\b)\w+", re.I)
 _TOTAL = re.compile(r"\b(?:total|sum|altogether|combined|in all)\b", re.I)
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
@@ -239,10 +239,10 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
         return None
     columns = list(dict.fromkeys(name for row in rows for name in row.cells))
     numeric = [c for c in columns if _is_numeric(c, rows)]
-    label = _label_column(question, columns, numeric + _flags(rows, columns))
     if operation == "list":  # a column whose cell the question names chooses the rows
         return _listed(question, rows, columns, _label_column(
             question, columns, numeric + _flags(rows, columns) + _named_by(question, rows)))
+    label = _label_column(question, columns, numeric + _flags(rows, columns))
     if operation == "count":
         return _counted(question, rows, columns, numeric, label)
     named = _named_column(question, columns)
