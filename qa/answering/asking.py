@@ -25,7 +25,7 @@ checks what users type); nothing here reads settings or the environment.
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 
 import numpy as np
@@ -294,13 +294,13 @@ def computed(asked: Asked) -> Response | None:
     asks for, else from a table of the documents it names ("List all contacts at York":
     the contact list, though the top hits are other documents that name York)."""
     asker, query = asked.asker, asked.query
-    answer = table_answer(query, asked.found.hits[:ANSWER_PASSAGES], asker.passages,
-                          asker.backend.document_tables)
+    tables = cache(asker.backend.document_tables)  # each document's read once
+    answer = table_answer(query, asked.found.hits[:ANSWER_PASSAGES], asker.passages, tables)
     named = [] if answer is not None or question_operation(query) != "list" else [
-        path for path in asker.named_in(query, asked.within) if asker.backend.document_tables(path)]
+        path for path in asker.named_in(query, asked.within) if tables(path)]
     if named:
         hits = asker.search([query], ANSWER_PASSAGES, "hybrid", named)[1][0]
-        answer = table_answer(query, hits, asker.passages, asker.backend.document_tables)
+        answer = table_answer(query, hits, asker.passages, tables)
     return None if answer is None else Response.of(replace(answer, question=asked.question))
 
 

@@ -142,7 +142,8 @@ def spans(text: str) -> list[Span]:
         amount, after = said[i], said[i + 1] if i + 1 < len(said) else None
         top_out = None if after is None else _ranged(text, amount, after)
         if after is None or top_out is None:
-            found += [] if _a_change(text, amount) else [_limited(text, amount)]
+            alone = _limited(text, amount)
+            found += [alone] if alone else []
             i += 1
             continue
         low = amount.value
@@ -287,10 +288,13 @@ def _ranged(text: str, first: Amount, second: Amount) -> bool | None:
     return bool(to["open"])
 
 
-def _limited(text: str, amount: Amount) -> Span:
+def _limited(text: str, amount: Amount) -> Span | None:
     """The span an amount alone allows: bounded by the words before or after it, else
-    itself."""
+    itself; None for what something changed by ("reduced by £5", "rose by 4%"; "by 5pm"
+    is a time's latest)."""
     before = _BOUND_BEFORE.search(text, max(0, amount.start - _LOOK_BACK), amount.start)
+    if before and before["by"] and _CLOCK not in amount.units:
+        return None
     if before and before["above"] and _CARRIED.search(
             text, max(0, before.start() - _LOOK_BACK), before.start()):
         before = None  # "carry over 3 days": a verb's "over", no bound
@@ -304,13 +308,6 @@ def _limited(text: str, amount: Amount) -> Span:
     }.get(kind, (value, value, True, True))
     return Span(low, high, low_in, high_in, amount.units,
                 before.start() if before else amount.start, (amount,))
-
-
-def _a_change(text: str, amount: Amount) -> bool:
-    """Whether the amount is what something changed by ("reduced by £5", "rose by 4%"),
-    no value of it; "by 5pm" is a time's latest."""
-    before = _BOUND_BEFORE.search(text, max(0, amount.start - _LOOK_BACK), amount.start)
-    return bool(before and before["by"]) and _CLOCK not in amount.units
 
 
 def _negated_before(text: str, start: int) -> bool:
