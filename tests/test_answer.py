@@ -21,9 +21,7 @@ def test_the_first_quote_is_the_sentence_that_answers(seed_index, question, expe
 
 @pytest.mark.parametrize("question", [
     "Who has resigned over the recording?",
-    pytest.param("Who has already resigned over the scandal?", marks=pytest.mark.xfail(
-        strict=True, reason="the reader's best span is 'Eric Garcetti' (margin 8), whose "
-                            "sentence then comes first (issue 33's closing note)")),
+    "Who has already resigned over the scandal?",  # the verifier's choice (session 20)
     pytest.param("Who in the council has resigned?", marks=pytest.mark.xfail(
         strict=True, reason="the reader's best span is in de León's sentence, which then "
                             "comes first (issue 33's closing note)")),

@@ -13,10 +13,15 @@ No language model is needed. Each sentence of the top passages gets named signal
 - answer type and doer: whether the sentence gives what the question asks for (a
   date, a number, a name; who did it), rules of `qa.answering.question_kinds`.
 
-Of the seven weights, those of coverage, window coverage, similarity and answer type were
+Of the weights, those of coverage, window coverage, similarity and answer type were
 fitted by a listwise softmax on reading-comprehension data (`qa eval squad`, judged per
 article) and rounded; they replace a cosine/BM25 rank fusion that found the answer far
-less often (the later signals, doer, subject and listing, were each kept when it helped).
+less often (the later signals, doer, subject, listing and the reader's, were each kept when
+it helped). Last, the verifier (`qa.answering.verifier`, a model trained to tell whether a
+sentence answers a question) reads the VERIFIED best sentences by those signals, as they
+would be quoted, and its score joins theirs: it knows that a price asked of non-members is
+the non-members' row, not "Members pay their plot rent each April". A follow-up's own
+words do not say what it asks about, so for a follow-up it chooses nothing.
 The best sentence is quoted, and a second when it
 scores close behind, is itself similar to the question and is as much an answer of the
 kind asked (KIND_SIGNALS) as the best is. A sentence that starts by referring back
@@ -30,8 +35,7 @@ goes on in lower case) is no label: a quote is a whole sentence.
 Whether to answer at all is a separate decision (`assess`, then `qa.answering.answerability`): a
 small logistic regression, fitted to SQuAD 2.0's answerable and unanswerable questions,
 over two features of the best sentence (`qa.answering.answerability.FEATURES`): how similar it
-is, and how surely the verifier (`qa.answering.verifier`), a model trained to tell whether a
-sentence answers a question, says it does. Below its threshold the answer says plainly that
+is, and how surely the verifier says it answers. Below its threshold the answer says plainly that
 the documents do not contain it and cites nothing; a question that names something (a
 name, an acronym, a number) that no passage holds is refused too, and so is one that asks
 for a value of a kind (a clock time, a code, an e-mail address, a phone number, a street
@@ -93,7 +97,8 @@ READ_PASSAGES = 5  # the reader (`qa.answering.reader`) reads this many top pass
 Read = Callable[[str, Sequence[str]], list[Reading]]  # the reader, as `compose_answer` takes it
 Verify = Callable[[str, Sequence[str]], list[float]]  # the verifier (`qa.answering.verifier`)
 WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0,
-           "subject": 2.0, "listing": 2.0, "reader": 1.0}
+           "subject": 2.0, "listing": 2.0, "reader": 1.0, "verifier": 2.0}
+VERIFIED = 3  # the verifier reads this many best candidates by the other signals
 # a second quote must be an answer of the kind asked as much as the first is (a date, a
 # name, the doer): not merely close behind it
 KIND_SIGNALS = ("answer_type", "doer", "subject")
@@ -137,6 +142,7 @@ class Signals:
     subject: float = 0.0
     listing: float = 0.0
     reader: float = 0.0
+    verifier: float = 0.0
 
     def score(self) -> float:
         return sum(WEIGHTS[f.name] * getattr(self, f.name) for f in fields(self))
@@ -199,17 +205,35 @@ def assess(
     idf = _blend(inverse_document_frequency(frequencies, passages), candidates)
     signals = _signals(question, wanted, candidates, similarities, idf,
                        _reader_signals(candidates, hits, readings))
-    chosen = _best_two(signals, similarities)
+
+    def as_quoted(i: int) -> str:
+        return _quoted_text(candidates[i], wanted, idf)
+
     user = asked or question  # a follow-up's own words: the turns before it asked elsewhere
+    # they do not say what a follow-up asks about: the verifier chooses for no follow-up
+    among = VERIFIED if user == question else 1
+    logits = _verified(user, signals, as_quoted, verify, among) if verify else {}
+    if among > 1:
+        signals = [replace(s, verifier=answerability.logistic(logits[i])) if i in logits
+                   else s for i, s in enumerate(signals)]
+    chosen = _best_two(signals, similarities)
     features = {"similarity": max(signal.similarity for signal in signals),
                 "verifier": answerability.verifier_feature(
-                    verify(user, [_quoted_text(candidates[chosen[0]], wanted, idf)])
-                    if verify else [])}
+                    [logits[chosen[0]]] if chosen[0] in logits else [])}
     span = max(((hits[r.passage], r) for r in readings), key=lambda found: found[1].margin,
                default=None)
     return Assessment(candidates, signals, chosen, features,
                       _names_unknown(untested(asked or question), wanted, known | held,
                                      [c.text for c in candidates]), wanted, idf, span)
+
+
+def _verified(question: str, signals: Sequence[Signals], as_quoted: Callable[[int], str],
+              verify: Verify, among: int) -> dict[int, float]:
+    """The verifier's score (a logit) of each of the `among` best candidates by the other
+    signals, by index, each read as it would be quoted (`as_quoted`)."""
+    scores = np.array([signal.score() for signal in signals])
+    best = [int(i) for i in np.argsort(-scores, kind="stable")[:among]]
+    return dict(zip(best, verify(question, [as_quoted(i) for i in best]), strict=True))
 
 
 def _in_range(question: str, candidates: list["_Candidate"]) -> list["_Candidate"]:
