@@ -18,10 +18,10 @@ fitted by a listwise softmax on reading-comprehension data (`qa eval squad`, jud
 article) and rounded; they replace a cosine/BM25 rank fusion that found the answer far
 less often (the later signals, doer, subject, listing and the reader's, were each kept when
 it helped). Last, the verifier (`qa.answering.verifier`, a model trained to tell whether a
-sentence answers a question) reads the VERIFIED best sentences by those signals, as they
-would be quoted, and its score joins theirs: it knows that a price asked of non-members is
-the non-members' row, not "Members pay their plot rent each April". A follow-up's own
-words do not say what it asks about, so for a follow-up it chooses nothing.
+sentence answers a question) reads the VERIFIED_CANDIDATES best sentences by those
+signals, as they would be quoted, and its score joins theirs: it knows that a price asked
+of non-members is the non-members' row, not "Members pay their plot rent each April". A
+follow-up's own words do not say what it asks about, so for a follow-up it chooses nothing.
 The best sentence is quoted, and a second when it
 scores close behind, is itself similar to the question and is as much an answer of the
 kind asked (KIND_SIGNALS) as the best is. A sentence that starts by referring back
@@ -98,7 +98,7 @@ Read = Callable[[str, Sequence[str]], list[Reading]]  # the reader, as `compose_
 Verify = Callable[[str, Sequence[str]], list[float]]  # the verifier (`qa.answering.verifier`)
 WEIGHTS = {"coverage": 4.0, "window": 1.5, "similarity": 6.0, "answer_type": 2.0, "doer": 3.0,
            "subject": 2.0, "listing": 2.0, "reader": 1.0, "verifier": 2.0}
-VERIFIED = 3  # the verifier reads this many best candidates by the other signals
+VERIFIED_CANDIDATES = 3  # the verifier reads this many best candidates by the other signals
 # a second quote must be an answer of the kind asked as much as the first is (a date, a
 # name, the doer): not merely close behind it
 KIND_SIGNALS = ("answer_type", "doer", "subject")
@@ -191,7 +191,9 @@ def assess(
         name they hold refuses the question when no passage holds it.
     readings: what the reader found in each of the top hits (`hits[i]` for reading i):
         a sentence holding a span weighs more the surer the reader is of it.
-    verify: the verifier, whose score of the sentence to quote first is a feature.
+    verify: the verifier, which reads the VERIFIED_CANDIDATES best sentences by the other
+        signals (a follow-up's best alone): its score joins theirs, and its score of the
+        sentence to quote first is a feature.
     """
     by_chunk = {hit.chunk_id: hit for hit in hits[:ANSWER_PASSAGES]}
     candidates = _in_range(asked or question, _candidates(sentences, by_chunk))
@@ -211,8 +213,8 @@ def assess(
 
     user = asked or question  # a follow-up's own words: the turns before it asked elsewhere
     # they do not say what a follow-up asks about: the verifier chooses for no follow-up
-    among = VERIFIED if user == question else 1
-    logits = _verified(user, signals, as_quoted, verify, among) if verify else {}
+    among = VERIFIED_CANDIDATES if user == question else 1
+    logits = _verifier_logits(user, signals, as_quoted, verify, among) if verify else {}
     if among > 1:
         signals = [replace(s, verifier=answerability.logistic(logits[i])) if i in logits
                    else s for i, s in enumerate(signals)]
@@ -227,8 +229,9 @@ def assess(
                                      [c.text for c in candidates]), wanted, idf, span)
 
 
-def _verified(question: str, signals: Sequence[Signals], as_quoted: Callable[[int], str],
-              verify: Verify, among: int) -> dict[int, float]:
+def _verifier_logits(question: str, signals: Sequence[Signals],
+                     as_quoted: Callable[[int], str], verify: Verify,
+                     among: int) -> dict[int, float]:
     """The verifier's score (a logit) of each of the `among` best candidates by the other
     signals, by index, each read as it would be quoted (`as_quoted`)."""
     scores = np.array([signal.score() for signal in signals])
@@ -283,7 +286,7 @@ def compose_answer(
     A question is answered when the answerability model (`qa.answering.answerability`) finds its
     best sentence likely enough to answer it (`answer_threshold`, by default the model's
     own). `read`: the reader, which reads the top READ_PASSAGES passages; `verify`: the
-    verifier, which reads the sentence to quote first.
+    verifier, which reads the best sentences and chooses among them (`assess`).
     See `assess` for the other arguments.
     """
     readings = read(question, [hit.text for hit in hits[:READ_PASSAGES]]) if read else []
