@@ -110,13 +110,16 @@ New starters complete a six-month probation period. Notice periods are set out b
 """
 
 
-def test_a_tables_lead_in_is_never_quoted_as_an_answer(tmp_path):
-    index = index_of(tmp_path, {"leaving.md": NOTICE})
-    try:
-        answers = [index.ask(question) for question in
-                   ("What are the notice periods?", "What is the notice period?")]
-    finally:
-        index.close()
+@pytest.fixture(scope="module")
+def notice_index(tmp_path_factory):
+    index = index_of(tmp_path_factory.mktemp("notice"), {"leaving.md": NOTICE})
+    yield index
+    index.close()
+
+
+def test_a_tables_lead_in_is_never_quoted_as_an_answer(notice_index):
+    answers = [notice_index.ask(question) for question in
+               ("What are the notice periods?", "What is the notice period?")]
 
     assert all("set out below" not in answer.text for answer in answers)
 
@@ -124,12 +127,8 @@ def test_a_tables_lead_in_is_never_quoted_as_an_answer(tmp_path):
 @pytest.mark.xfail(strict=True, reason="the verifier chooses the probation row, and a row "
                    "is refused when a word asked ('period') is none of its cells or the "
                    "table's names (session 20)")
-def test_a_notice_period_asked_of_a_table_of_them_is_answered_by_a_row(tmp_path):
-    index = index_of(tmp_path, {"leaving.md": NOTICE})
-    try:
-        answer = index.ask("What is the notice period?")
-    finally:
-        index.close()
+def test_a_notice_period_asked_of_a_table_of_them_is_answered_by_a_row(notice_index):
+    answer = notice_index.ask("What is the notice period?")
 
     assert any("Notice you give" in c.quote for c in answer.citations)
 
