@@ -67,8 +67,8 @@ NUMBER = re.compile(r"\d|" + any_of([*NUMBER_WORDS, *_LARGE_NUMBER_WORDS]), re.I
 # a yes/no question: it opens with a verb ("Is...", "Can..."), or asks with one after what
 # it tells ("Client wants to pay £400 in cash - is that allowed?", "If I'm off for 5
 # days, do I need a note?"); not "If the boiler fails, who do I call?"
-_TOLD = r"(?:(?!\b(?:who|whom|whose|what|which|when|where|why|how)\b)[^?])*?"
 _WH = r"\b(?:who|whom|whose|what|which|when|where|why|how)\b"
+_TOLD = rf"(?:(?!{_WH})[^?])*?"
 YES_NO = re.compile(rf"^(?:\s*if\b(?![^?]*{_WH}){_TOLD}[\s,]|{_TOLD}(?:[,;:–—]|\s-)\s*|\s*)"
                     rf"{any_of(AUXILIARIES)}\s+(?P<rest>.+)", re.I | re.S)
 

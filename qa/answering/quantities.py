@@ -164,6 +164,7 @@ def decides(question: str, text: str) -> bool | None:
     amount. A text's exact amount decides only a question that bounds it ("between",
     "under"): "Is the fee £25?" of "The fee is £30" is left to the words. A negation just
     before what the text says turns it ("We do not accept cash over £500": £400 is Yes)."""
+    text = in_digits(text)
     verdicts, told = set(), spans(text)
     for asked in spans(question):
         if asked.units == _BARE:  # "one of our vans" tests no amount
@@ -179,7 +180,7 @@ def decides(question: str, text: str) -> bool | None:
             inner, outer = said, asked
         if said.low == said.high and asked.low == asked.high:
             continue
-        turned = _negated_before(in_digits(text), said.start)
+        turned = _negated_before(text, said.start)
         if inner.within(outer):
             verdicts.add(not turned)
         elif inner.apart(outer):
