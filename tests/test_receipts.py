@@ -92,9 +92,6 @@ def test_a_photographed_receipt_is_found_by_its_lines_and_titled_by_its_shop(rec
     assert address.citations[0].quote == "12 Quay Street, Fenwick"  # an address line is data
 
 
-@pytest.mark.xfail(strict=True, reason="the verifier scores the line -5.0 and the "
-                   "answerability model refitted in session 20 puts it just below its "
-                   "threshold (0.19 against 0.1901; 0.22 against 0.1987 before)")
 def test_a_receipt_line_answers_what_an_item_cost(receipt_index):
     answer = receipt_index.ask("How much was the flat white on the Harbour Cafe receipt?")
 
