@@ -8,6 +8,7 @@ import time
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from qa.llm.saved import SAVED_LLM
 from tests.helpers import copy_index, free_port, qa_serve, scripted_llm_server
@@ -59,7 +60,8 @@ def test_a_model_is_found_tested_saved_used_and_kept_across_a_restart(
         assert "Answers are quoted from your documents" in page.inner_text("#qa-mode-hint")
         open_section(page)
         page.locator("#qa-model-ollama").click()
-        assert page.input_value("#qa-model-address textarea") == "http://127.0.0.1:11434"
+        # the button's event fills the address on the server's reply: wait for it
+        expect(page.locator("#qa-model-address textarea")).to_have_value("http://127.0.0.1:11434")
 
         page.fill("#qa-model-address textarea", f"{scripted}/private")
         page.locator("#qa-model-find").click()
