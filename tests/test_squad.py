@@ -28,6 +28,13 @@ def test_answers_are_normalised_as_squad_does():
     assert squad.contains_answer("The tower is 41 metres tall.", ["an 41 metres"])
 
 
+def test_an_answer_opens_until_its_first_full_stop_or_marker_not_an_abbreviation():
+    assert squad.opening("1871. It was built in 1871 [1]") == "1871"
+    assert squad.opening("It was built in 1871 [1] by the board.") == "It was built in 1871"
+    assert squad.opening("It went to Washington, D.C. with Senator Latham. [1]") == \
+        "It went to Washington, D.C. with Senator Latham"
+
+
 def test_metrics_count_as_the_docstring_says():
     def outcome(answerable, found, first, any_, passage, score):
         return squad.Outcome(answerable, found, first, any_, passage, score, 0.01)

@@ -43,10 +43,11 @@ from urllib.parse import quote
 import numpy as np
 
 from qa.evaluation.retrieval import save_chart
+from qa.indexing.chunking import split_sentences
 
 _PUNCTUATION = set(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
-_OPENING_END = re.compile(r"\[\d+\]|\.(?=\s|$)")
+_MARKER = re.compile(r"\[\d+\]")
 OPENING_WORDS, SHORT_OPENING = 12, 5
 READER_FOLDS = 3  # the development articles are cut in three to fit the reader
 
@@ -106,8 +107,11 @@ def contains_answer(text: str, answers: Sequence[str]) -> bool:
 
 
 def opening(text: str) -> str:
-    """What an answer says before its first full stop or citation marker."""
-    return _OPENING_END.split(text, maxsplit=1)[0].strip()
+    """What an answer says before its first full stop or citation marker: the end of its
+    first sentence as the index splits sentences, so not an abbreviation's ("D.C.")."""
+    first = split_sentences(text)
+    said = _MARKER.split(text[:first[0][1]] if first else text, maxsplit=1)[0]
+    return said.strip().removesuffix(".")
 
 
 def fold_of(title: str, folds: int) -> int:
