@@ -182,6 +182,9 @@ def test_a_row_is_read_back_as_written_and_prose_is_not_a_row():
     assert row_fields(line) == ("Offices", [("Team", "Design"), ("Lead", "Ana Ruiz, Jr")])
     assert row_fields("He said: yes; she left.") is None
     assert row_fields("Pears; September.") is None
+    assert row_fields("The Amazon rainforest (Portuguese: Floresta Amazônica; Spanish: Selva "
+                      "Amazónica; Dutch: Amazoneregenwoud), also known as Amazonia.") is None
+    assert row_fields("Cost (£): 12; Size (m): 3.") == ("", [("Cost (£)", "12"), ("Size (m)", "3")])
 
 
 def test_an_html_table_of_properties_names_each_value_by_its_row_header(tmp_path):

@@ -145,7 +145,10 @@ def row_fields(line: str) -> tuple[str, list[tuple[str, str]]] | None:
     value) pairs; None when `line` is not a row of at least two named cells.
 
     Reading is a best guess: a caption or value that itself holds ": " or "; " is
-    misread, which is why this is used to show a row, never to store it or compute.
+    misread, which is why this is used to show a row, never to store it or compute. A
+    name or value that opens a bracket it does not close, or closes one it did not open,
+    is prose cut at its semicolons ("The forest (Portuguese: Floresta; Spanish: Selva),
+    also known as ..."), not a row.
     """
     body = line.strip()
     body = body[:-1] if body.endswith(".") else body
@@ -155,6 +158,17 @@ def row_fields(line: str) -> tuple[str, list[tuple[str, str]]] | None:
         caption, _, parts[0] = parts[0].partition(": ")
     fields = [part.partition(": ") for part in parts]
     if len(fields) < 2 or any(not (name and sep and value) or len(name) > MAX_NAME
+                              or not _balanced(name) or not _balanced(value)
                               for name, sep, value in fields):
         return None
     return caption, [(name, value) for name, _, value in fields]
+
+
+def _balanced(text: str) -> bool:
+    """Whether every bracket `text` opens it closes, after it."""
+    depth = 0
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        if depth < 0:
+            return False
+    return depth == 0
