@@ -8,21 +8,22 @@ quote. It is fitted to the development articles of the fold the shipped reader a
 verifier held out (`benchmarks/reader.py --hold-out-fold 0`, `benchmarks/verifier.py`),
 since they are surer of the articles they were trained on.
 
-Every question of those articles is searched and assessed by the product
-(`Asker.answer_inputs`, the reader over the top passages, `assess`): the features, the
-label "answerable", whether the sentence quoted first holds a gold answer and whether
-the reader's span does. SQuAD's unanswerable questions reuse their paragraph's words, so
-they teach nothing about a question that names what no document holds ("the solar
-panels' cost" of a folder without them); every answerable question is therefore also
-asked with their rarest word the article holds swapped for a word of the
-training articles that no fitted article holds, and labelled unanswerable (`near_misses`;
-the fold table reports them apart). Leave-one-article-out: for each article, a model fitted to the
-others sets its threshold where it refuses TARGET_FALSE_REFUSAL of their answerable
-questions, and is judged on the article left out. The shipped model is fitted to every
-article, its threshold set from the out-of-fold probabilities the same way, and its span
-margin where at most TARGET_WRONG_SPANS of the spans it would say first (of questions
-answerable or not) hold no gold answer. `--check FILE` then reports the shipped model on
-other articles, fitting nothing.
+Every question of those articles is searched in an index of all the development articles
+(as `qa eval squad` searches, and as a folder holds more than the document asked about)
+and assessed by the product (`Asker.answer_inputs`, the reader over the top passages,
+`assess`): the features, the label "answerable", whether the sentence quoted first holds
+a gold answer and whether the reader's span does. SQuAD's unanswerable questions reuse
+their paragraph's words, so they teach nothing about a question that names what no
+document holds ("the solar panels' cost" of a folder without them); every answerable
+question is therefore also asked with their rarest word the article holds swapped for a
+word of the training articles that no indexed article holds, and labelled unanswerable
+(`near_misses`; the fold table reports them apart). Leave-one-article-out: for each
+article, a model fitted to the others sets its threshold where it refuses
+TARGET_FALSE_REFUSAL of their answerable questions, and is judged on the article left out.
+The shipped model is fitted to every article, its threshold set from the out-of-fold
+probabilities the same way, and its span margin where at most TARGET_WRONG_SPANS of the
+spans it would say first (of questions answerable or not) hold no gold answer.
+`--check FILE` then reports the shipped model on other articles, fitting nothing.
 
 Run:  .venv/bin/python benchmarks/answerability.py [--write] [--check DEV.json]
 """
@@ -37,6 +38,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import binomtest
 
 from qa import Index
 from qa.answering import answerability
@@ -61,12 +63,12 @@ def collect(path: Path, split: str, cache: Path) -> list[dict]:
     """One row per question: its article, features, whether it is answerable, whether
     the sentence the product would quote first holds a gold answer, and whether the
     reader's best span does."""
-    articles = squad.load_squad(path, split)
-    squad.write_corpus(articles, cache / "corpus")
+    indexed, articles = squad.load_squad(path), squad.load_squad(path, split)
+    squad.write_corpus(indexed, cache / "corpus")
     index = Index.build([cache / "corpus"], path=cache / "index")
     rows = []
     asked = [(article, question) for article in articles for question in article.questions]
-    made = near_misses(articles) if split == UNSEEN else []
+    made = near_misses(articles, indexed) if split == UNSEEN else []
     asked += made
     near = {question.id for _, question in made}
     for start in range(0, len(asked), BATCH):
@@ -90,10 +92,11 @@ def collect(path: Path, split: str, cache: Path) -> list[dict]:
     return rows
 
 
-def near_misses(articles: list[squad.Article]) -> list[tuple[squad.Article, squad.Question]]:
-    """The answerable questions with their rarest word the article holds swapped for a
-    word no article holds (seeded), as unanswerable questions."""
-    held = Counter(word for article in articles for paragraph in article.paragraphs
+def near_misses(articles: list[squad.Article], indexed: list[squad.Article]
+                ) -> list[tuple[squad.Article, squad.Question]]:
+    """The answerable questions of `articles` with their rarest word the article holds
+    swapped for a word no `indexed` article holds (seeded), as unanswerable questions."""
+    held = Counter(word for article in indexed for paragraph in article.paragraphs
                    for word in set(content_words(paragraph)))
     strangers = sorted({word for article in squad.load_squad(OTHERS)
                         for paragraph in article.paragraphs
@@ -121,14 +124,16 @@ def threshold_for(model: answerability.Model, rows: list[dict]) -> float:
 
 
 def span_margin_for(rows: list[dict], answered: list[bool]) -> float:
-    """The lowest reader margin from which at most TARGET_WRONG_SPANS of the answered
-    rows' spans hold no gold answer (infinite: no margin is that sure)."""
+    """The lowest reader margin from which, with 95% confidence, at most TARGET_WRONG_SPANS
+    of the answered rows' spans hold no gold answer: the upper end of Wilson's interval
+    of their wrong share, so that one right span above the rest sets no margin (infinite:
+    no margin is that sure)."""
     stated = sorted(((r["margin"], r["span_right"]) for r, a in
                      zip(rows, answered, strict=True) if a), reverse=True)
     margin, wrong = float("inf"), 0
     for n, (value, right) in enumerate(stated, 1):
         wrong += not right
-        if wrong / n <= TARGET_WRONG_SPANS:
+        if binomtest(wrong, n).proportion_ci(method="wilson").high <= TARGET_WRONG_SPANS:
             margin = value
     return margin
 
