@@ -71,6 +71,11 @@ from qa.answering.quoted import row_answers
      "We reply to every complaint within 10 days.", "Yes"),  # 14 days hold 10
     ("Do we reply to complaints within 1 week?",  # 10 days may be more than 7
      "We reply to every complaint within 10 days.", NO_VERDICT),
+    # a limit overlapping a range asked: its own amount, the deadline it sets
+    ("Do we reply to complaints between 5 and 15 days?",
+     "We reply to every complaint within 10 days.", "Yes"),
+    ("Do we reply to complaints between 12 and 20 days?",
+     "We reply to every complaint within 10 days.", "No"),
     ("Is the shop open until 5pm on Saturdays?",
      "The shop is open on Saturdays from 09:00 to 17:30.", "Yes"),
     ("Is the shop open at 6pm on Saturdays?",
@@ -103,7 +108,9 @@ def test_verdicts(question, quote, expected):
     ("Do members have to pay a joining fee?", "We do not charge a joining fee.", "No"),
     ("Can five helpers ride in the van together?",
      "No more than three passengers may travel in the van at any time.", "No"),
-    # a "Yes" still needs every word asked: no negation says little of a quote lacking one
+    # a "Yes" needs every word asked but one: no negation says little of a quote lacking more
+    ("Do I have to wear a hard hat in the yard?", "Hard hats are mandatory in all yard areas.",
+     "Yes"),
     ("Do members get a parking space at the new depot?",
      "Members get a discount at the depot shop.", NO_VERDICT),
 ])

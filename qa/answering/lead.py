@@ -175,8 +175,10 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
     `decided`: the verifier (`qa.answering.verifier`), a model trained to tell whether a
     sentence answers a question, reads the quote as answering it. Then a negation or a
     limit decides the verdict though the quote words the question otherwise ("Do we pay a
-    deposit?" of "We do not ask for a deposit"). A "Yes" still needs every word asked: it
-    rests on no negation being there, which says little of a quote that lacks a word."""
+    deposit?" of "We do not ask for a deposit"), and a "Yes" needs every word asked but one
+    ("Do I have to wear hi-vis in the yard?" of "Hi-vis vests are mandatory in all yard
+    areas"): it rests on no negation being there, which says little of a quote that
+    lacks more."""
     asked = {_modal(word) for word in content_words(in_digits(question))}
     own = {index_term(word) for word in content_words(in_digits(quote))} | _modals(quote)
     said = own | ({index_term(word) for word in content_words(in_digits(before))}
@@ -198,10 +200,18 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
         return NO_VERDICT
     if within is not None:  # a Yes is of what the question asks about ("trainees")
         subject = {_modal(word) for word in yes_no_subject(question)} - {DUTY, LEAVE}
-        return "No" if not within else "Yes" if not subject - said else NO_VERDICT
+        return "No" if not within else "Yes" if _all_said(subject - said, decided) \
+            else NO_VERDICT
     if negated(quote) != negated(question):
         return "No"
-    return "Yes" if not missing else NO_VERDICT
+    return "Yes" if _all_said(missing, decided) else NO_VERDICT
+
+
+def _all_said(missing: set[str], decided: bool) -> bool:
+    """Whether a quote says what a Yes needs: every word asked, or all but one when the
+    verifier reads it as answering ("Do I have to wear hi-vis in the yard?" of "Hi-vis
+    vests are mandatory in all yard areas")."""
+    return not missing or decided and len(missing) == 1
 
 
 def someone_else(question: str, quote: str) -> bool:

@@ -162,7 +162,9 @@ def decides(question: str, text: str) -> bool | None:
     within what the text allows of it in the same unit, or apart from it; None when the
     text says nothing of that unit, or more than one thing, or the question names no
     amount. A text's exact amount decides only a question that bounds it ("between",
-    "under"): "Is the fee £25?" of "The fee is £30" is left to the words. A negation just
+    "under"): "Is the fee £25?" of "The fee is £30" is left to the words. A limit that
+    overlaps a range asked is read as its own amount, the deadline or cap it sets
+    ("between 24 and 72 hours?" of "reported within 48 hours": Yes). A negation just
     before what the text says turns it ("We do not accept cash over £500": £400 is Yes)."""
     text = in_digits(text)
     verdicts, told = set(), spans(text)
@@ -185,7 +187,14 @@ def decides(question: str, text: str) -> bool | None:
             verdicts.add(not turned)
         elif inner.apart(outer):
             verdicts.add(turned)
+        elif _two_sided(asked) and math.isinf(said.low) != math.isinf(said.high):
+            verdicts.add(asked.holds(said.of[-1].value) != turned)  # the limit's own amount
     return verdicts.pop() if len(verdicts) == 1 else None
+
+
+def _two_sided(span: Span) -> bool:
+    """Whether a span is a range bounded on both sides ("between 24 and 72 hours")."""
+    return not math.isinf(span.low) and not math.isinf(span.high) and span.low < span.high
 
 
 def points(question: str) -> list[Amount]:
