@@ -111,6 +111,9 @@ def test_verdicts(question, quote, expected):
     # a "Yes" needs every word asked but one: no negation says little of a quote lacking more
     ("Do I have to wear a hard hat in the yard?", "Hard hats are mandatory in all yard areas.",
      "Yes"),
+    # ... and the one it lacks is no name or number, which says which thing is asked about
+    ("Is there a hearing loop in screen 2 at the Odeon?",
+     "At the Odeon the hearing loop is in screen 1.", NO_VERDICT),
     ("Do members get a parking space at the new depot?",
      "Members get a discount at the depot shop.", NO_VERDICT),
 ])

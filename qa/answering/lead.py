@@ -37,7 +37,13 @@ traceable as the quote it comes from.
 import re
 
 from qa.answering.quantities import decides, in_digits
-from qa.answering.question_kinds import content_words, negated, stems, yes_no_subject
+from qa.answering.question_kinds import (
+    content_words,
+    negated,
+    specific_names,
+    stems,
+    yes_no_subject,
+)
 from qa.indexing.chunking import split_sentences
 from qa.loaders.tables import row_fields
 from qa.stemming import index_term
@@ -200,18 +206,20 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
         return NO_VERDICT
     if within is not None:  # a Yes is of what the question asks about ("trainees")
         subject = {_modal(word) for word in yes_no_subject(question)} - {DUTY, LEAVE}
-        return "No" if not within else "Yes" if _all_said(subject - said, decided) \
-            else NO_VERDICT
+        return "No" if not within else "Yes" if _all_said(
+            question, subject - said, decided) else NO_VERDICT
     if negated(quote) != negated(question):
         return "No"
-    return "Yes" if _all_said(missing, decided) else NO_VERDICT
+    return "Yes" if _all_said(question, missing, decided) else NO_VERDICT
 
 
-def _all_said(missing: set[str], decided: bool) -> bool:
+def _all_said(question: str, missing: set[str], decided: bool) -> bool:
     """Whether a quote says what a Yes needs: every word asked, or all but one when the
     verifier reads it as answering ("Do I have to wear hi-vis in the yard?" of "Hi-vis
-    vests are mandatory in all yard areas")."""
-    return not missing or decided and len(missing) == 1
+    vests are mandatory in all yard areas"), and that one no name or number of the
+    question, which say which thing it asks about ("screen 2" of "Screen 1 only")."""
+    named = {index_term(word) for name in specific_names(question) for word in name}
+    return not missing or decided and len(missing) == 1 and not missing & named
 
 
 def someone_else(question: str, quote: str) -> bool:
