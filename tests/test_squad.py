@@ -33,6 +33,8 @@ def test_an_answer_opens_until_its_first_full_stop_or_marker_not_an_abbreviation
     assert squad.opening("It was built in 1871 [1] by the board.") == "It was built in 1871"
     assert squad.opening("It went to Washington, D.C. with Senator Latham. [1]") == \
         "It went to Washington, D.C. with Senator Latham"
+    assert squad.opening("Sky UK Limited (formerly BSkyB… [1] Sky UK Limited (formerly BSkyB) "
+                         "is a company. [1]") == "Sky UK Limited (formerly BSkyB…"
 
 
 def test_metrics_count_as_the_docstring_says():

@@ -107,11 +107,13 @@ def contains_answer(text: str, answers: Sequence[str]) -> bool:
 
 
 def opening(text: str) -> str:
-    """What an answer says before its first full stop or citation marker: the end of its
-    first sentence as the index splits sentences, so not an abbreviation's ("D.C.")."""
-    first = split_sentences(text)
-    said = _MARKER.split(text[:first[0][1]] if first else text, maxsplit=1)[0]
-    return said.strip().removesuffix(".")
+    """What an answer says before its first full stop or citation marker: the end of the
+    first sentence, as the index splits sentences, that ends with a full stop; not an
+    abbreviation's ("D.C.") nor a bracket the excerpt leaves open ("Sky UK Limited
+    (formerly BSkyB… [1]")."""
+    end = next((b for a, b in split_sentences(text) if text[a:b].rstrip().endswith(".")),
+               len(text))
+    return _MARKER.split(text[:end], maxsplit=1)[0].strip().removesuffix(".")
 
 
 def fold_of(title: str, folds: int) -> int:
