@@ -36,6 +36,8 @@ from qa.answering.quoted import row_answers
      "Only the Head of Finance may sign a supplier contract.", "No"),
     ("Can the Head of Finance sign a supplier contract?",
      "Only the Head of Finance may sign a supplier contract.", "Yes"),
+    ("Can a porter go into the plant room on their own?",  # the act worded otherwise
+     "Only engineers and site managers may enter the plant room.", "No"),
     # a limit on a quantity: beyond it No, within it Yes ("no more than" is no negation)
     ("Can a kiln be opened 20 hours after a firing?",
      "A kiln cools for at least 36 hours before it is opened.", "No"),
@@ -62,6 +64,11 @@ from qa.answering.quoted import row_answers
      "Drivers may have no more than 6 penalty points on their licence.", "Yes"),
     ("Can a driver with 8 points on their licence drive for us?",
      "Drivers may have no more than 6 penalty points on their licence.", "No"),
+    # an age counts years, however it is written
+    ("Can a 9 year old use the library on their own?",
+     "Children aged 10 and over may use the library on their own.", "No"),
+    ("Can a 14-year-old join the youth choir?",
+     "The youth choir is open to singers aged 11 to 18.", "Yes"),
     # a range or a bound asked of the value said, in one unit: Yes inside, No outside
     ("Is a pH of 7.0 ok for the tank?", "Keep the tank's pH between 6.5 and 7.5.", "Yes"),
     ("Is a pH of 8 ok for the tank?", "Keep the tank's pH between 6.5 and 7.5.", "No"),
@@ -98,6 +105,12 @@ from qa.answering.quoted import row_answers
      "A hard hat is mandatory on the site at all times.", "Yes"),
     ("Do I need a permit if I've parked overnight?",
      "You don't need a permit to park overnight.", "No"),
+    # a negation decides only its own clause: the one holding what is asked
+    ("Is the safety briefing compulsory for new volunteers?",
+     "The safety briefing is compulsory for new volunteers; anyone who misses it cannot "
+     "start a shift.", "Yes"),
+    ("Is parking in the yard allowed?",
+     "Deliveries use the yard at all hours; parking in the yard is not allowed.", "No"),
 ])
 def test_verdicts(question, quote, expected):
     assert lead(question, quote) == expected

@@ -36,7 +36,7 @@ traceable as the quote it comes from.
 
 import re
 
-from qa.answering.quantities import decides, in_digits
+from qa.answering.quantities import decides, in_digits, untested
 from qa.answering.question_kinds import (
     content_words,
     negated,
@@ -91,6 +91,7 @@ _ONLY_MAY = re.compile(r"\bonly\s+(?P<who>(?:[\w'-]+\s+){1,8}?)(?:may|can|is all
 # a long quote opens with the clause that holds the reader's span: what a glance takes in
 EXCERPT_WORDS, EXCERPT_MIN_WORDS = 12, 6
 _NON_SPACE = re.compile(r"\S+")
+_CLAUSE_BREAK = re.compile(r"[;:–—]|\s-\s|,\s+(?:but|whereas)\b", re.I)
 _CLAUSE_MARKS = ",;:()–—"
 
 
@@ -199,18 +200,33 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
         return "No"
     cell = row_value(question, quote) if row_fields(quote) else None  # the cell asked of
     within = decides(question, cell or quote)  # "no more than" is no negation here
-    if within is not None:
-        asked = {word for word in asked if not word[0].isdigit()}
+    if within is not None:  # the amount is compared: its words need not be said
+        asked = {_modal(word) for word in content_words(untested(question))}
     missing = asked - said
     if len(missing) > max(1, len(asked) // 3) and not decided:
         return NO_VERDICT
     if within is not None:  # a Yes is of what the question asks about ("trainees")
-        subject = {_modal(word) for word in yes_no_subject(question)} - {DUTY, LEAVE}
+        subject = {_modal(word) for word in yes_no_subject(question)
+                   if not word[0].isdigit()} - {DUTY, LEAVE}  # not "14" of "a 14-year-old"
         return "No" if not within else "Yes" if _all_said(
             question, subject - said, decided) else NO_VERDICT
-    if negated(quote) != negated(question):
+    if negated(deciding_clause(asked, quote)) != negated(question):
         return "No"
     return "Yes" if _all_said(question, missing, decided) else NO_VERDICT
+
+
+def deciding_clause(asked: set[str], quote: str) -> str:
+    """The clause of the quote that holds most of the `asked` words (stems, DUTY, LEAVE),
+    as clauses part at a sentence's end, a semicolon, a colon, a dash or ", but": a
+    negation decides only what its own clause says ("Attendance at the final rehearsal
+    is mandatory; a player who misses it will not play": "mandatory?" is not negated).
+    The whole quote when two clauses hold as many."""
+    clauses = [part for begin, end in split_sentences(quote)
+               for part in _CLAUSE_BREAK.split(quote[begin:end]) if part.strip()]
+    held = [len(asked & ({index_term(w) for w in content_words(in_digits(clause))}
+                         | _modals(clause))) for clause in clauses]
+    best = max(held, default=0)
+    return clauses[held.index(best)] if held.count(best) == 1 else quote
 
 
 def _all_said(question: str, missing: set[str], decided: bool) -> bool:
@@ -225,15 +241,17 @@ def _all_said(question: str, missing: set[str], decided: bool) -> bool:
 def someone_else(question: str, quote: str) -> bool:
     """Whether the quote allows only someone ("Only the Head of Finance may sign ...") what
     the question asks of someone it does not name ("Can the office manager sign ...?"): the
-    words of the question before what is done (by stem) share none with who may do it."""
+    words of the question before the first one of what is done (by stem: the verb or what
+    it is done to, "Can a porter go into the plant room?" of "Only engineers may enter the
+    plant room") share none with who may do it."""
     only = _ONLY_MAY.search(quote)
     asked = YES_NO.match(question)
     if only is None or asked is None or _BY.search(asked["rest"]) or any(
             c.isdigit() for c in only["who"]):
         return False  # "Can refunds be authorised by ...?"; "Only 2 guests may ..."
-    done = index_term(only["done"])
-    words = WORD.findall(asked["rest"])
-    at = next((i for i, word in enumerate(words) if index_term(word) == done), None)
+    done = {index_term(word) for word in content_words(quote[only.start("done"):])}
+    words = WORD.findall(asked["rest"])  # who is asked of: the words before what is done
+    at = next((i for i, word in enumerate(words) if index_term(word) in done), None)
     who = {index_term(word) for word in content_words(" ".join(words[:at or 0]))}
     return bool(who) and not who & {index_term(w) for w in content_words(only["who"])}
 

@@ -8,7 +8,8 @@ An amount is a number and its unit: a currency sign before it, "%", a clock time
 penalty points", "10 working days"). Units of one measure are read in the smallest ("6
 weeks": 42 days; "2 years": 24 months; "1.5 hours": 90 minutes); any other unit is
 compared with itself, by stem ("guests"). Small numbers count in words too ("at most two
-guests"). A date ("12 May"), a year or a name's number ("Year 4") is no amount.
+guests"). An age counts years ("aged 10 and over"). A date ("12 May"), a year or a name's
+number ("Year 4") is no amount.
 
 What a text says of an amount is a span of it: the amount alone, a range ("between 7.2
 and 7.6", "15:20 to 18:00", "2 to under 5 years"), or a limit ("at least 12 months",
@@ -43,7 +44,7 @@ _AMOUNT = re.compile(
     rf"|(?<![\w.,:])(?<!\d{{4}}[-/])(?<!\d/){_NUMBER.join(('(?P<number>', ')'))}"
     r"(?![\w:]|[.,]\d)"
     r"(?:\s*(?P<percent>%|per ?cent\b))?"
-    r"(?:\s+(?P<word>[a-z]+)(?:\s+(?P<next>[a-z]+))?)?",
+    r"(?:(?:\s+|-)(?P<word>[a-z]+)(?:(?:\s+|-)(?P<next>[a-z]+))?)?",
     re.IGNORECASE)
 _DATE_NEAR = re.compile(rf"\s*(?:st|nd|rd|th)?\s*(?:of\s+)?(?:{MONTHS})\b", re.IGNORECASE)
 _MONTH_BEFORE = re.compile(rf"\b(?:{MONTHS})\.?\s*$", re.IGNORECASE)
@@ -74,6 +75,9 @@ _BARE = frozenset(("",))  # the unit of a number with none: "between 7.2 and 7.6
 _NAME_BEFORE = re.compile(r"\b([A-Z]\w*)[ \t]+$")
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot)\b|n't\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.;!?]\s")
+# an age: its numbers count years ("aged 10 and over", "aged between 11 and 17")
+_AGED = re.compile(r"\bage[ds]?\s+(?:between\s+|from\s+)?(?:\d+\s*(?:to|and|-|–)\s*)?$",
+                   re.IGNORECASE)
 _LOOK_BACK = 80  # characters before an amount that its bound, range or name is read from
 NEGATION_WORDS = 6  # before what a text says of an amount, that negate it
 _MEASURED = frozenset([_CLOCK, *_CURRENCIES.values(), *(unit for unit, _ in _MEASURES.values())])
@@ -253,11 +257,16 @@ def _amount(match: re.Match[str]) -> Amount | None:
         return Amount(value, frozenset(("percent",)), start, match.end("percent"),
                       match["number"])
     word, following = (match[name].lower() if match[name] else "" for name in ("word", "next"))
+    if _AGED.search(match.string, max(0, start - _LOOK_BACK), start):  # "aged 10 and over"
+        unit, per = _MEASURES["year"]
+        return Amount(value * per, frozenset((unit,)), start, match.end("number"),
+                      match["number"])
     for unit in (word, following):
         measure = _MEASURES.get(_singular(unit))
-        if measure is not None:
+        if measure is not None:  # "9 years old" whole
+            ends = "next" if unit == following or following == "old" else "word"
             return Amount(value * measure[1], frozenset((measure[0],)), start,
-                          match.end("word" if unit == word else "next"), match["number"])
+                          match.end(ends), match["number"])
     if 1900 <= value <= 2099 and value.is_integer():
         return None  # a year
     named = frozenset(index_term(w) for w in (word, following) if w and w not in STOPWORDS)
