@@ -120,3 +120,25 @@ def test_a_long_quote_opens_with_its_clause_that_answers(rowing_index):
     assert "Quay Road" in opening and len(opening.split()) <= 12
     assert opening.strip("….") in answer.citations[0].quote
     assert rest.startswith("In 1962, after two winters")
+
+
+CONTACTS = """name,role,site,phone,email
+Helen Marsh,Practice Manager,Fernleigh,01632 960415,helen.marsh@example.org
+Owen Tate,Head of Conveyancing,Brackenford,01632 960422,owen.tate@example.org
+Rita Okoye,Office Administrator,Fernleigh,01632 960430,rita.okoye@example.org
+"""
+HANDBOOK = ("The Practice Manager runs the office day to day and signs off annual leave. "
+            "Conveyancing files are kept for fifteen years after completion.")
+
+
+def test_a_follow_up_is_judged_by_what_it_asks_made_standalone(tmp_path):
+    """"and her phone number?" says nothing of whom: the verifier reads it with the turn
+    before, so the contact's row answers it rather than being refused."""
+    index = index_of(tmp_path, {"contacts.csv": CONTACTS, "handbook.txt": HANDBOOK})
+    first = index.ask("Who is the Practice Manager?")
+    answer = index.ask("and her phone number?", history=[("Who is the Practice Manager?",
+                                                          first.text)])
+    index.close()
+
+    assert "Helen Marsh" in first.text
+    assert answer.found and "01632 960415" in answer.text

@@ -5,10 +5,14 @@ with a pronoun ("How old is his son?") is searched together with the previous
 question of the conversation ("Who is Mike Bonin?"), itself made standalone
 the same way, and, when that question asked for something ("Which...") or for someone
 ("Who...") the pronoun stands for ("his", not "it"), with the first sentence of its
-answer, which names them ("Who leads the Dispatch team?" "Bartosz Nowak leads it."): "Who
-ran the audit?" "What grade did it give?" is not searched by the auditor's name. A
-question that stands on its own is searched as it is, so a change of subject is not
-dragged back.
+answer, which names them ("Who leads the Dispatch team?" "Bartosz Nowak leads it."), less
+its values (words with a digit or an "@"): a contact's row answering "Who is...?" holds
+the phone number "and her phone number?" asks for, and a question holding a value is not
+answered by it. "Who ran the audit?" "What grade did it give?" is not searched by the
+auditor's name. The follow-up comes first, the turns it refers to after it: the kind of
+answer wanted is read from a question's opening ("How old...?" wants a number, not the
+name "Who...?" wanted). A question that stands on its own is searched as it is, so a
+change of subject is not dragged back.
 
 A follow-up that opens with "and", "also" or "what about" and says only a phrase ("and at
 the other site?", "what about cats", "and Anna's?") asks the previous question again of
@@ -60,6 +64,7 @@ _KIN = ("at", "on", "in", "during")
 _NEXT_PREPOSITION = re.compile(rf"\s+{_PREPOSITION}\b", re.IGNORECASE)
 _SUBJECTS = ("i", "we", "you", "they", "he", "she", "it")
 _CITATION = re.compile(r"\s*\[\d+\]")
+_VALUE = re.compile(r"[^\s;,]*[\d@][^\s;,]*")  # "01632 960415", "helen.marsh@example.org"
 _SENTENCE = re.compile(r".*?(?:[.!?](?:\s*\[\d+\])*(?=\s|$)|$)", re.S)
 
 
@@ -80,9 +85,9 @@ def standalone_question(question: str, history: Sequence[tuple[str, str]] = ()) 
             break
         names = _ASKS_WHICH.match(earlier) or (
             _ASKS_WHO.match(earlier) and _PERSONAL.search(questions[0]))
-        named = first_sentence(answer) if names else ""
+        named = " ".join(_VALUE.sub("", first_sentence(answer)).split()) if names else ""
         questions[:0] = [earlier, named]
-    return " ".join(part for part in questions if part)
+    return " ".join(part for part in questions[-1:] + questions[:-1] if part)
 
 
 def with_previous(question: str, history: Sequence[tuple[str, str]]) -> str | None:

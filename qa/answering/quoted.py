@@ -21,7 +21,9 @@ it helped). Last, the verifier (`qa.answering.verifier`, a model trained to tell
 sentence answers a question) reads the VERIFIED_CANDIDATES best sentences by those
 signals, as they would be quoted, and its score joins theirs: it knows that a price asked
 of non-members is the non-members' row, not "Members pay their plot rent each April". A
-follow-up's own words do not say what it asks about, so for a follow-up it chooses nothing.
+follow-up's own words do not say what it asks about ("and her phone number?"), so for a
+follow-up it chooses nothing, and reads it both as typed and made standalone: the sentence
+answers if either reading says so.
 The best sentence is quoted, and a second when it
 scores close behind, is itself similar to the question and is as much an answer of the
 kind asked (KIND_SIGNALS) as the best is. A sentence that starts by referring back
@@ -192,8 +194,9 @@ def assess(
     readings: what the reader found in each of the top hits (`hits[i]` for reading i):
         a sentence holding a span weighs more the surer the reader is of it.
     verify: the verifier, which reads the VERIFIED_CANDIDATES best sentences by the other
-        signals (a follow-up's best alone): its score joins theirs, and its score of the
-        sentence to quote first is a feature.
+        signals (a follow-up's best alone, with `asked` and with `question`: the higher
+        score): its score joins theirs, and its score of the sentence to quote first is a
+        feature.
     """
     by_chunk = {hit.chunk_id: hit for hit in hits[:ANSWER_PASSAGES]}
     candidates = _in_range(asked or question, _candidates(sentences, by_chunk))
@@ -215,6 +218,9 @@ def assess(
     # they do not say what a follow-up asks about: the verifier chooses for no follow-up
     among = VERIFIED_CANDIDATES if user == question else 1
     logits = _verifier_logits(user, signals, as_quoted, verify, among) if verify else {}
+    if verify and user != question:  # read as typed and made standalone: either may answer
+        standalone = _verifier_logits(question, signals, as_quoted, verify, among)
+        logits = {i: max(logit, standalone[i]) for i, logit in logits.items()}
     if among > 1:
         signals = [replace(s, verifier=answerability.logistic(logits[i])) if i in logits
                    else s for i, s in enumerate(signals)]
