@@ -141,4 +141,4 @@ def test_a_follow_up_is_judged_by_what_it_asks_made_standalone(tmp_path):
     index.close()
 
     assert "Helen Marsh" in first.text
-    assert answer.found and "01632 960415" in answer.text
+    assert answer.found and answer.text.startswith("01632 960415.")  # the cell asked for

@@ -105,6 +105,13 @@ from qa.answering.quoted import row_answers
      "A hard hat is mandatory on the site at all times.", "Yes"),
     ("Do I need a permit if I've parked overnight?",
      "You don't need a permit to park overnight.", "No"),
+    # of a table row, the cell asked of: not another day's "Closed"
+    ("Is the Northgate branch open on Saturdays?",
+     "Opening hours: Branch: Northgate; Monday-Friday: 08:00-18:00; Saturday: 09:00-12:00; "
+     "Sunday: Closed.", "Yes"),
+    ("Is the Northgate branch open on Sundays?",
+     "Opening hours: Branch: Northgate; Monday-Friday: 08:00-18:00; Saturday: 09:00-12:00; "
+     "Sunday: Closed.", "No"),
     # a negation decides only its own clause: the one holding what is asked
     ("Is the safety briefing compulsory for new volunteers?",
      "The safety briefing is compulsory for new volunteers; anyone who misses it cannot "

@@ -11,7 +11,8 @@ Every chat input walks one registry of answer kinds, `KINDS`, in order: the firs
      `qa.answering.conversation`; then the hybrid search, `qa.search`, finds its passages
      and, when the question names a dated section, only that section's, `qa.answering.lists`)
     empty        nothing is indexed yet
-    statement    input that asks nothing: the sentence that best supports it
+    statement    input that asks nothing, as typed or made standalone: the sentence that
+                 best supports it
     decisions    the decisions of the meeting a question names (`qa.answering.lists`)
     table        a value computed from a table's rows (`qa.answering.tables`)
     list         every item of the list asked for (`qa.answering.lists`)
@@ -372,7 +373,8 @@ def written(asked: Asked, extractive: Answer) -> Response:
 KINDS = (
     Kind("summary", lambda asked: summary_subject(asked.question) is not None, summarized),
     Kind("empty", nothing_indexed, refused_empty),
-    Kind("statement", lambda asked: not is_question(asked.query), supported),
+    Kind("statement", lambda asked: not (is_question(asked.question)
+                                         or is_question(asked.query)), supported),
     Kind("decisions", lambda asked: decision_subject(asked.query) is not None,
          decisions_listed),
     Kind("table", lambda asked: question_operation(asked.query) is not None, computed),

@@ -176,7 +176,9 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
     what the question asks about (`yes_no_subject`: not "Can trainees...?" of "Qualified
     staff may..."); else NO_VERDICT. The words of
     `before`, the sentence before the quote, count as said when the quote refers back to
-    it ("it", "this"); its polarity does not.
+    it ("it", "this"); its polarity does not. Of a table row only what names it and the
+    cell asked of are read (`row_excerpt`): "Saturday: 09:00–12:00" answers "open on
+    Saturdays?", whatever the Sunday cell says ("Closed").
     Small numbers are the same in words and digits ("4 weeks", "four weeks").
 
     `decided`: the verifier (`qa.answering.verifier`), a model trained to tell whether a
@@ -186,6 +188,7 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
     ("Do I have to wear hi-vis in the yard?" of "Hi-vis vests are mandatory in all yard
     areas"): it rests on no negation being there, which says little of a quote that
     lacks more."""
+    quote = row_excerpt(question, quote) or quote  # a row: the cell asked of, not the others
     asked = {_modal(word) for word in content_words(in_digits(question))}
     own = {index_term(word) for word in content_words(in_digits(quote))} | _modals(quote)
     said = own | ({index_term(word) for word in content_words(in_digits(before))}
