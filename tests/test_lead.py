@@ -112,6 +112,12 @@ from qa.answering.quoted import row_answers
     ("Is the Northgate branch open on Sundays?",
      "Opening hours: Branch: Northgate; Monday-Friday: 08:00-18:00; Saturday: 09:00-12:00; "
      "Sunday: Closed.", "No"),
+    # ... whatever words the cell holds ("No" is a stopword), and a colon parts no clause
+    ("Are dogs allowed in the cafe?",
+     "House rules: Area: Cafe; Dogs allowed: No; Children allowed: Yes.", "No"),
+    ("Are children allowed in the cafe?",
+     "House rules: Area: Cafe; Dogs allowed: No; Children allowed: Yes.", "Yes"),
+    ("Are dogs allowed in the cafe?", "Dogs allowed in the cafe: no.", "No"),
     # a negation decides only its own clause: the one holding what is asked
     ("Is the safety briefing compulsory for new volunteers?",
      "The safety briefing is compulsory for new volunteers; anyone who misses it cannot "

@@ -91,7 +91,7 @@ _ONLY_MAY = re.compile(r"\bonly\s+(?P<who>(?:[\w'-]+\s+){1,8}?)(?:may|can|is all
 # a long quote opens with the clause that holds the reader's span: what a glance takes in
 EXCERPT_WORDS, EXCERPT_MIN_WORDS = 12, 6
 _NON_SPACE = re.compile(r"\S+")
-_CLAUSE_BREAK = re.compile(r"[;:–—]|\s-\s|,\s+(?:but|whereas)\b", re.I)
+_CLAUSE_BREAK = re.compile(r"[;–—]|\s-\s|,\s+(?:but|whereas)\b", re.I)
 _CLAUSE_MARKS = ",;:()–—"
 
 
@@ -220,7 +220,8 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
 
 def deciding_clause(asked: set[str], quote: str) -> str:
     """The clause of the quote that holds most of the `asked` words (stems, DUTY, LEAVE),
-    as clauses part at a sentence's end, a semicolon, a colon, a dash or ", but": a
+    as clauses part at a sentence's end, a semicolon, a dash or ", but" (not a colon,
+    which joins a name to its value: "Dogs allowed: No"): a
     negation decides only what its own clause says ("Attendance at the final rehearsal
     is mandatory; a player who misses it will not play": "mandatory?" is not negated).
     The whole quote when two clauses hold as many."""
@@ -288,8 +289,8 @@ def asked_column(question: str, fields: list[tuple[str, str]]) -> int | None:
     asked = _terms(question)
     names = [_terms(column) for column, _ in fields]
     shared = set.intersection(*names) if names else set()
-    overlap = [len((named - shared) & asked) if not _terms(value) <= asked else 0
-               for named, (_, value) in zip(names, fields, strict=True)]
+    overlap = [len((named - shared) & asked) if not _terms(value) or not _terms(value) <= asked
+               else 0 for named, (_, value) in zip(names, fields, strict=True)]
     best = max(overlap, default=0)
     return overlap.index(best) if best and overlap.count(best) == 1 else None
 
