@@ -289,8 +289,9 @@ def asked_column(question: str, fields: list[tuple[str, str]]) -> int | None:
     asked = _terms(question)
     names = [_terms(column) for column, _ in fields]
     shared = set.intersection(*names) if names else set()
-    overlap = [len((named - shared) & asked) if not _terms(value) or not _terms(value) <= asked
-               else 0 for named, (_, value) in zip(names, fields, strict=True)]
+    values = [_terms(value) for _, value in fields]  # "No" holds none, so no name it asks
+    overlap = [len((named - shared) & asked) if not value or not value <= asked else 0
+               for named, value in zip(names, values, strict=True)]
     best = max(overlap, default=0)
     return overlap.index(best) if best and overlap.count(best) == 1 else None
 
