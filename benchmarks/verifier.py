@@ -21,6 +21,11 @@ folders named by `--office-hold-out` are left out of training and reported inste
 Only "answers" are labelled answering; each label weighs half. After each epoch the held-out
 pairs are scored: the AUC of answers against each kind of negative.
 
+The run is resumable: every `--checkpoint-every` steps and after each epoch the trained
+factors, the optimizer, the schedule and the random state go to WORKDIR/checkpoint.pt,
+and the same command started again goes on from there, taking the same steps as a run
+never stopped (a checkpoint made with other settings is refused, not mixed in).
+
     .venv/bin/python benchmarks/verifier.py --workdir /tmp/verifier [--epochs 3] [--write]
         [--office benchmarks/office_pairs.json [--office-hold-out blind5,blind6]]
 """
@@ -255,6 +260,43 @@ def held_out(model: verifier.Verifier, tests: dict[str, list[Pair]]) -> str:
                        for name, pairs in tests.items() if pairs})
 
 
+class Checkpoint:
+    """Where a run stands (epoch, batch, losses so far, time spent) with everything its
+    next step depends on, kept in WORKDIR/checkpoint.pt."""
+
+    def __init__(self, workdir: Path, settings: dict) -> None:
+        self.path, self.settings = workdir / "checkpoint.pt", settings
+
+    def load(self, trained: list[torch.nn.Parameter], optimizer: torch.optim.Optimizer,
+             scheduler: torch.optim.lr_scheduler.LRScheduler) -> dict | None:
+        """The saved position, with the parameters, optimizer, schedule and random state
+        restored (None: nothing saved yet)."""
+        if not self.path.exists():
+            return None
+        state = torch.load(self.path, weights_only=False)
+        if state["settings"] != self.settings:
+            sys.exit(f"{self.path} was made with other settings ({state['settings']}); "
+                     "use another --workdir or delete it")
+        with torch.no_grad():
+            for parameter, saved in zip(trained, state["trained"], strict=True):
+                parameter.copy_(saved)
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        torch.set_rng_state(state["rng"])
+        return state["position"]
+
+    def save(self, position: dict, trained: list[torch.nn.Parameter],
+             optimizer: torch.optim.Optimizer,
+             scheduler: torch.optim.lr_scheduler.LRScheduler) -> None:
+        """Written beside, then renamed: a run stopped while saving keeps the last one."""
+        partial = self.path.with_suffix(".partial")
+        torch.save({"settings": self.settings, "position": position,
+                    "trained": [p.detach().clone() for p in trained],
+                    "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+                    "rng": torch.get_rng_state()}, partial)
+        partial.replace(self.path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workdir", type=Path, required=True)
@@ -266,6 +308,7 @@ def main() -> None:
     parser.add_argument("--office", type=Path, help="pairs of benchmarks/office_pairs.py")
     parser.add_argument("--office-hold-out", default="", help="folders reported, not trained on")
     parser.add_argument("--office-weight", type=int, default=8, help="times each is trained on")
+    parser.add_argument("--checkpoint-every", type=int, default=100, help="steps")
     parser.add_argument("--write", action="store_true",
                         help=f"write the last epoch's weights to {verifier.WEIGHTS_FILE.name}")
     args = parser.parse_args()
@@ -286,22 +329,36 @@ def main() -> None:
           f"{ {name: len(pairs) for name, pairs in tests.items()} } ({sorted(held)})",
           flush=True)
     model, changed = trainable(args.seed)
-    started, cpu = time.time(), time.process_time()
-    print(f"before training: {held_out(model, tests)}", flush=True)
     trained = [p for module in changed.values() for p in (module.a, module.b)]
     trained += list(model.head.parameters())
     optimizer = torch.optim.AdamW(trained, lr=args.lr, weight_decay=0.01)
     steps = math.ceil(len(train) / args.batch) * args.epochs
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / (0.1 * steps), max(0.0, (steps - s) / (0.9 * steps))))
+    checkpoint = Checkpoint(args.workdir, {key: str(value) for key, value in vars(args).items()
+                                           if key not in ("workdir", "write")})
+    position = checkpoint.load(trained, optimizer, scheduler)
+    if position is None:
+        position = {"epoch": 0, "batch": 0, "losses": [], "wall": 0.0, "cpu": 0.0}
+        print(f"before training: {held_out(model, tests)}", flush=True)
+    else:
+        print(f"resumed at epoch {position['epoch'] + 1}, batch {position['batch']}", flush=True)
+    started = time.time() - position["wall"]
+    cpu = time.process_time() - position["cpu"]
+
+    def keep() -> None:
+        position.update(wall=time.time() - started, cpu=time.process_time() - cpu)
+        checkpoint.save(position, trained, optimizer, scheduler)
+
     positives = sum(p.label for p in train)
     weight = {True: 0.5 * len(train) / positives,
               False: 0.5 * len(train) / (len(train) - positives)}
     model.encoder.train()
-    for epoch in range(args.epochs):
-        losses = []
-        for encoded, labels, _ in encoded_batches(model, train, args.batch,
-                                                  random.Random(args.seed * 1000 + epoch)):
+    for epoch in range(position["epoch"], args.epochs):
+        losses = position["losses"]
+        batches = encoded_batches(model, train, args.batch,
+                                  random.Random(args.seed * 1000 + epoch))
+        for encoded, labels, _ in batches[position["batch"]:]:
             loss = torch.nn.functional.binary_cross_entropy_with_logits(
                 model.logits(encoded), labels,
                 weight=torch.tensor([weight[bool(label)] for label in labels]))
@@ -311,14 +368,19 @@ def main() -> None:
             scheduler.step()
             optimizer.zero_grad()
             losses.append(loss.item())
+            position["batch"] = len(losses)
             if len(losses) % 100 == 0:
                 print(f"  {len(losses)} steps, loss {np.mean(losses[-100:]):.3f}, "
                       f"{time.time() - started:.0f} s wall, "
                       f"{time.process_time() - cpu:.0f} CPU-s", flush=True)
+            if len(losses) % args.checkpoint_every == 0:
+                keep()
         print(f"epoch {epoch + 1}: loss {np.mean(losses):.3f}; held-out AUC "
               f"{held_out(model, tests)}; {time.time() - started:.0f} s wall, "
               f"{time.process_time() - cpu:.0f} CPU-s", flush=True)
         save(model, changed, args.workdir / f"epoch{epoch + 1}.safetensors")
+        position.update(epoch=epoch + 1, batch=0, losses=[])
+        keep()
     if args.write:
         save(model, changed, verifier.WEIGHTS_FILE)
         print(f"wrote {verifier.WEIGHTS_FILE} "
