@@ -103,6 +103,8 @@ def minutes_index(tmp_path_factory):
       "Move the board meetings to Thursdays"]),
     ("What was agreed at the 7 April meeting?",
      ["Hire a summer harbour assistant", "Close the slipway for repairs in May"]),
+    ("What actions came out of the 3 March meeting?",
+     ["Felix Grant asks three painters for quotes", "Nora Quist orders the buoys"]),
 ])
 def test_a_list_question_gets_every_item_of_the_named_meeting_in_order(
         minutes_index, question, items):
@@ -134,6 +136,14 @@ def test_what_was_decided_at_a_named_meeting_lists_its_items_whatever_their_word
     answer = list_answer(question, notes, section, lambda: [hit])
 
     assert [c.quote for c in answer.citations] == ["Buy a van.", "Paint the shop."]
+
+
+def test_what_else_of_a_named_meeting_gets_no_list_unless_one_shares_its_words():
+    question = "What time did the 3 March meeting start?"
+    hit = Hit(1, 1, "minutes.md", "", MINUTES, 0, len(MINUTES), None, 1.0, 0.5)
+
+    assert list_answer(question, MINUTES, named_section(question, MINUTES),
+                       lambda: [hit]) is None
 
 
 def test_who_was_at_a_meeting_is_never_answered_by_a_list_of_things():

@@ -176,9 +176,10 @@ def _skip_space(text: str, at: int) -> int:
 
 
 def asks_for_list(question: str, section: Section | None) -> bool:
-    """Whether the question asks for a list: a list question ("List...", "Which teams
-    are...?"), or "What was...?" about a section it names by its date."""
-    return is_list_question(question) or bool(section and _WHAT_WAS.match(question))
+    """Whether the question may ask for a list: a list question ("List...", "Which teams
+    are...?"), or "What...?" about a section it names by its date ("What actions came out
+    of the 5 May meeting?")."""
+    return is_list_question(question) or bool(section and _WHAT.match(question))
 
 
 def list_answer(question: str, text: str, section: Section | None,
@@ -186,10 +187,13 @@ def list_answer(question: str, text: str, section: Section | None,
     """Every item of the list a list question asks for, from the document `text` (within
     `section`, if one is named: its longest list when none shares the question's words),
     each quoted from the passage of `read()` (the document's passages, read only when a
-    list fits) that holds it; None when no list fits."""
+    list fits) that holds it; None when no list fits. Of a section, "What...?" gets a
+    list only when its label or items share the question's words, unless it is "What
+    was...?" or a list question ("What time did the 5 May meeting start?" is no list)."""
     start, end = (section.start, section.end) if section else (0, len(text))
     found = list_items(question, text, start, end)
-    if found is None and section is not None:  # "What was decided on 6 November?"
+    if found is None and section is not None and (  # "What was decided on 6 November?"
+            is_list_question(question) or _WHAT_WAS.match(question)):
         found = max(_lists(text, start, end), key=lambda run: len(run[1]), default=None)
     if found is None or asks_for_people(question) and not all(
             named_things(question, text[a:b]) for a, b in found[1]):
