@@ -40,8 +40,9 @@ def test_a_pictures_title_is_its_first_line_of_words(text, title):
     ("HARBOUR CAFE\nFlat white 3.20\nCheese scone 2.80\nTOTAL 6.00",
      ["HARBOUR CAFE", "Flat white 3.20", "Cheese scone 2.80", "TOTAL 6.00"]),
     ("Agreed:\n- Repaint the harbour office before Easter and the summer\n- Buy two buoys",
-     ["Agreed:", "- Repaint the harbour office before Easter and the summer",
-      "- Buy two buoys"]),
+     ["Agreed:", "Repaint the harbour office before Easter and the summer", "Buy two buoys"]),
+    ("Actions:\n* Order the buoys\n\n2. Paint the shed", ["Actions:", "Order the buoys",
+                                                          "2. Paint the shed"]),
     ("CAR PARK CLOSED\nFrom 2 to 6 June\nfor resurfacing, so please\nuse Brook Road.",
      ["CAR PARK CLOSED", "From 2 to 6 June\nfor resurfacing, so please\nuse Brook Road."]),
     ("Passwords must be at least fourteen characters long. They are changed only when "

@@ -57,8 +57,16 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[S
             stop = found.pop()[0]  # the next block begins with this sentence
         spans += found
         start = stop
-    return _join_fields(text, [line for span in spans for piece in _split_rows(text, span)
+    return _join_fields(text, [_unbulleted(text, line) for span in spans
+                               for piece in _split_rows(text, span)
                                for line in _split_lines(text, piece)])
+
+
+def _unbulleted(text: str, span: Span) -> Span:
+    """A list item's sentence: its words, not its bullet (a number stays: "3) is known
+    as ozone" may be a formula's line break)."""
+    bullet = _BULLET_MARK.match(text, *span)
+    return (bullet.end(), span[1]) if bullet and bullet.end() < span[1] else span
 
 
 # "Floor: ", "2024-25 (£): ": a named value that follows another on its line
@@ -94,6 +102,7 @@ def _split_rows(text: str, span: Span) -> list[Span]:
 
 
 _BULLET = re.compile(r"[ \t]*(?:[-*•–]|\d{1,2}[.)])[ \t]+\S")
+_BULLET_MARK = re.compile(r"[-*•–][ \t]+(?=\S)")
 # a line that opens with a label and a colon: "Present: ...", "**Venue:** ..."
 _FIELD_LINE = re.compile(r"[ \t]*(?:\*\*|__)?[^\W\d][^\n:;.!?*_]{0,40}:(?:\*\*|__)?[ \t]+\S")
 _GOES_ON = re.compile(r"[,\-–(&/]\s*$")  # a line ending so goes on in the next one

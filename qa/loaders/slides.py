@@ -3,7 +3,10 @@
 A slide's page holds its title, then the text of its other shapes in their order on the
 slide (text boxes, placeholders, grouped shapes), each table row through
 `qa.loaders.tables.table_lines` (captioned by the slide title) and the speaker notes last, so
-the slide number is the page a citation gives.
+the slide number is the page a citation gives. A paragraph the slide shows with a bullet
+(in a content placeholder unless it says "no bullet", anywhere when it sets one) is a
+list item, "- " indented by its level, as it would be written in Markdown: the points
+under a slide's title are a list that `qa.answering.lists` can give whole.
 """
 
 import io
@@ -32,6 +35,9 @@ def load_pptx(data: bytes, reading: Reading) -> Loaded:
 def _slide_text(slide, budget: TextBudget) -> str:
     """The slide's title, shapes and notes, a paragraph each (a table's rows a line each),
     charged to the budget as they are read."""
+    from pptx.enum.shapes import PP_PLACEHOLDER
+
+    contents = (PP_PLACEHOLDER.BODY, PP_PLACEHOLDER.OBJECT)  # bulleted unless they say not
     heading = slide.shapes.title
     caption = budget.add(_text(heading.text_frame)) if heading is not None else ""
     parts = [caption]
@@ -39,7 +45,8 @@ def _slide_text(slide, budget: TextBudget) -> str:
         if heading is not None and shape.shape_id == heading.shape_id:
             continue
         if shape.has_text_frame:
-            parts.append(budget.add(_text(shape.text_frame)))
+            bulleted = shape.is_placeholder and shape.placeholder_format.type in contents
+            parts.append(budget.add(_text(shape.text_frame, bulleted)))
         elif shape.has_table:
             rows = [[cell.text for cell in row.cells] for row in shape.table.rows]
             parts.append("\n".join(table_lines(rows[0], rows[1:], caption, budget=budget)
@@ -49,9 +56,30 @@ def _slide_text(slide, budget: TextBudget) -> str:
     return "\n\n".join(part for part in parts if part)
 
 
-def _text(frame) -> str:
-    """A text frame's paragraphs a line each (python-pptx gives a line break as \\v)."""
-    return frame.text.replace("\v", "\n").strip()
+def _text(frame, bulleted: bool = False) -> str:
+    """A text frame's paragraphs a line each (python-pptx gives a line break as \\v), those
+    shown with a bullet as list items (`bulleted`: the frame's paragraphs are by default)."""
+    lines = []
+    for paragraph in frame.paragraphs:
+        line = paragraph.text.replace("\v", "\n").strip()
+        if line and _has_bullet(paragraph, bulleted):
+            line = "  " * paragraph.level + "- " + line
+        lines.append(line)
+    return "\n".join(lines).strip()
+
+
+def _has_bullet(paragraph, default: bool) -> bool:
+    """Whether the paragraph sets a bullet or number, or none; else `default`
+    (python-pptx reads no bullets: its properties' XML does)."""
+    from pptx.oxml.ns import qn
+
+    properties = paragraph._p.pPr
+    if properties is not None:
+        if properties.find(qn("a:buNone")) is not None:
+            return False
+        if any(properties.find(qn(tag)) is not None for tag in ("a:buChar", "a:buAutoNum")):
+            return True
+    return default
 
 
 def _shapes(shapes) -> Iterator:
