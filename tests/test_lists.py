@@ -222,3 +222,32 @@ def test_no_list_shares_only_one_word_of_its_items_with_the_question():
 
     assert list_items("What were the café sales at the shop in May?", text) is None
     assert list_items("What are the topics?", text) is not None  # its label names it
+
+
+def _strategy_deck(folder: Path) -> None:
+    from pptx import Presentation
+
+    deck = Presentation()
+    welcome = deck.slides.add_slide(deck.slide_layouts[1])
+    welcome.shapes.title.text = "Harbour Board strategy day"
+    welcome.placeholders[1].text = "We meet to agree where the harbour goes next."
+    points = deck.slides.add_slide(deck.slide_layouts[1])
+    points.shapes.title.text = "Priorities for 2026"
+    points.placeholders[1].text_frame.text = "Dredge the inner basin"
+    for point in ("Rebuild the north slipway", "Open a visitor centre by the lock"):
+        points.placeholders[1].text_frame.add_paragraph().text = point
+    points.notes_slide.notes_text_frame.text = "The dredging is costed separately."
+    deck.save(folder / "strategy_day.pptx")
+
+
+def test_a_slides_points_are_its_titles_list(tmp_path):
+    index = index_of(tmp_path, {}, _strategy_deck)
+    text = index.document_text(index.documents()[0].path)
+
+    answer = index.ask("What are the board's priorities for 2026?")
+
+    assert "Priorities for 2026\n\n- Dredge the inner basin\n- Rebuild the north slipway" in text
+    assert "\n- The dredging" not in text  # notes and text boxes show no bullet
+    assert [c.quote for c in answer.citations] == [
+        "Dredge the inner basin", "Rebuild the north slipway", "Open a visitor centre by the lock"]
+    assert answer.text.startswith("Priorities for 2026, 3 items:")

@@ -38,6 +38,7 @@ from qa.answering.lists import (
     asks_for_list,
     decision_subject,
     decisions,
+    headed_list,
     items_answer,
     list_answer,
     named_section,
@@ -333,7 +334,20 @@ def quoted_answer(asked: Asked) -> Response:
                                frequencies, asker.answer_threshold, asked=asked.question,
                                read=asker.read, verify=asker.verify)
         answer = again if again.found and shares_a_word(asked.question, again) else answer
-    return written(asked, answer)
+    return written(asked, headed(asked, answer))
+
+
+def headed(asked: Asked, answer: Answer) -> Answer:
+    """The answer, or when it quotes a heading first, the list under that heading (a
+    slide's title and its points: `qa.answering.lists.headed_list`)."""
+    if not answer.found:
+        return answer
+    first = answer.citations[0]
+    text = asked.asker.backend.document_text(first.hit.source) or ""
+    items = headed_list(text, first.start, first.end)
+    listed = items and items_answer(asked.query, first.quote.strip(), items,
+                                    asked.asker.passages(first.hit.source)[0])
+    return listed or answer
 
 
 def shares_a_word(question: str, answer: Answer) -> bool:

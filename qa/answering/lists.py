@@ -110,6 +110,19 @@ def list_items(question: str, text: str, start: int = 0,
     return (best[1], best[2]) if best else None
 
 
+def headed_list(text: str, start: int, end: int) -> list[tuple[int, int]] | None:
+    """The items of the list that the whole line text[start:end], a heading (no closing
+    punctuation), heads ("Priorities for 2026" and the points under it on a slide), else
+    None: a heading quoted alone says nothing, its list does."""
+    line_end = text.find("\n", start)
+    line = text[start:line_end].strip()
+    if (line_end < 0 or text[start:end].strip() != line or _CLOSED.search(line)
+            or text[:start].rsplit("\n", 1)[-1].strip()):
+        return None  # not a whole line, or a sentence
+    runs = _lists(text, start, len(text))
+    return runs[0][1] if runs and runs[0][0] == line else None
+
+
 def _stems(text: str) -> set[str]:
     return {index_term(word) for word in content_words(text)}
 
