@@ -17,7 +17,8 @@ Every chat input walks one registry of answer kinds, `KINDS`, in order: the firs
     table        a value computed from a table's rows (`qa.answering.tables`)
     list         every item of the list asked for (`qa.answering.lists`)
     quoted       the sentences that answer, or a refusal (`qa.answering.quoted`); a
-                 language model, when one is set, writes the answer from them, checked
+                 heading quoted first gives way to the list it heads; a language model,
+                 when one is set, writes the answer from them, checked
                  (`qa.answering.generated`)
 
 It takes the backend and the embedder it works with, and checked arguments (`Index`
