@@ -631,3 +631,15 @@ def test_a_quantity_asked_of_is_looked_up_in_the_row_whose_range_holds_it(tmp_pa
 
     assert answer.found and "5 years to less than 10 years" in answer.citations[0].quote
     assert answer.text.startswith("30.")
+
+
+def test_rows_named_in_the_plural_are_the_rows_asked_about():
+    rows = _rows(["Budget: Cost line: Staff costs; Office: York; Q3: 188,500.",
+                  "Budget: Cost line: Staff costs; Office: Leeds; Q3: 109,000.",
+                  "Budget: Cost line: Training; Office: Both offices; Q3: 5,500.",
+                  "Budget: Cost line: Travel; Office: Both offices; Q3: 3,400."])
+
+    headline, used = compute("total", "What is the total Q3 staff cost?", rows)
+
+    assert headline == "Total Q3 (Cost line Staff costs): 297,500 (computed: 188,500 + 109,000)."
+    assert compute("total", "What's the combined Q3 staff cost for both offices?", rows) is None

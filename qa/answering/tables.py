@@ -569,10 +569,11 @@ def _where(question: str, kept: Sequence[Row], columns: list[str], column: str |
 
 
 def _names(question: str, value: str) -> bool:
-    """Whether the question names a cell's value: all its words, as words of the question."""
-    words = WORD.findall(value.lower())
-    asked = set(WORD.findall(question.lower()))
-    return bool(words) and all(word in asked for word in words)
+    """Whether the question names a cell's value: all its words, as words of the question
+    (by stem: "staff cost" names "Staff costs")."""
+    words = {index_term(word) for word in WORD.findall(value.lower())}
+    asked = {index_term(word) for word in WORD.findall(question.lower())}
+    return bool(words) and words <= asked
 
 
 def _name(row: Row, label: str | None) -> str:
