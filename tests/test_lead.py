@@ -55,6 +55,15 @@ from qa.answering.quoted import row_answers
      "Yes"),
     ("Is it ok to park in bay 4?", "Staff must not park in bay 4.", "No"),
     ("Is the induction course compulsory?", "The induction course is optional.", "No"),
+    # an exception says the opposite of what it excepts, and nothing of the rest
+    ("Do I need receipts when I claim mileage?",
+     "Receipts are required for every item except mileage.", "No"),
+    ("Are guide dogs allowed in the cafe?",
+     "No dogs are allowed in the cafe except guide dogs.", "Yes"),
+    ("Do staff have to clock in?", "All staff except managers must clock in.", "Yes"),
+    ("Do managers have to clock in?", "All staff except managers must clock in.", "No"),
+    ("Is the office open every day except Sunday?",
+     "The office is open every day except Sunday.", "Yes"),
     ("Are dogs allowed in the cafe?", "Dogs are banned from the cafe.", "No"),
     ("Is the safety course compulsory?", "Staff may take the safety course.", NO_VERDICT),
     ("Can the kiln run for 6 hours?",  # a limit on something else decides nothing

@@ -92,6 +92,12 @@ _ONLY_MAY = re.compile(r"\bonly\s+(?P<who>(?:[\w'-]+\s+){1,8}?)(?:may|can|is all
 EXCERPT_WORDS, EXCERPT_MIN_WORDS = 12, 6
 _NON_SPACE = re.compile(r"\S+")
 _CLAUSE_BREAK = re.compile(r"[;–—]|\s-\s|,\s+(?:but|whereas)\b", re.I)
+# what a clause makes an exception of, up to its verb or a mark: "except mileage",
+# "except guide dogs", "apart from managers" (in "... apart from managers must sign")
+_EXCEPT = re.compile(
+    r"\b(?:except(?:\s+for)?|other\s+than|apart\s+from|excluding|with\s+the\s+exception\s+of)"
+    r"\s+(?P<what>[^,.;:!?()]*?)(?=\s+(?:must|may|can|cannot|will|shall|should|is|are|need|"
+    r"needs|have|has|do|does|get|gets)\b|[,.;:!?()]|$)", re.I)
 _CLAUSE_MARKS = ",;:()–—"
 
 
@@ -213,9 +219,24 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
                    if not word[0].isdigit()} - {DUTY, LEAVE}  # not "14" of "a 14-year-old"
         return "No" if not within else "Yes" if _all_said(
             question, subject - said, decided) else NO_VERDICT
-    if negated(deciding_clause(asked, quote)) != negated(question):
+    clause = deciding_clause(asked, quote)
+    if negated(clause) != negated(question) ^ excepts(asked, clause, question):
         return "No"
     return "Yes" if _all_said(question, missing, decided) else NO_VERDICT
+
+
+def excepts(asked: set[str], clause: str, question: str) -> bool:
+    """Whether the clause makes an exception of what is asked, and so says the opposite
+    of it: "Receipts are required for every item except mileage" of "Do I need receipts
+    for mileage?" (No); "No pets are allowed except guide dogs" of "Are guide dogs
+    allowed?" (Yes). Only a word asked that the exception names and the rest of the clause
+    does not counts ("All staff except managers clock in" excepts no one of "Do staff
+    clock in?"); a question that itself says "except" is read as it says."""
+    found = _EXCEPT.search(clause)
+    if found is None or _EXCEPT.search(question):
+        return False
+    rest = clause[:found.start()] + clause[found.end():]
+    return bool(asked & _terms(found["what"]) - _terms(rest))
 
 
 def deciding_clause(asked: set[str], quote: str) -> str:
