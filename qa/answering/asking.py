@@ -42,6 +42,7 @@ from qa.answering.lists import (
     headed_list,
     items_answer,
     list_answer,
+    may_head,
     named_section,
 )
 from qa.answering.question_kinds import content_words, is_question, stems, summary_subject
@@ -340,8 +341,9 @@ def quoted_answer(asked: Asked) -> Response:
 
 def headed(asked: Asked, answer: Answer) -> Answer:
     """The answer, or when it quotes a heading first, the list under that heading (a
-    slide's title and its points: `qa.answering.lists.headed_list`)."""
-    if not answer.found:
+    slide's title and its points: `qa.answering.lists.headed_list`). The document is read
+    only for a quote that may be a heading."""
+    if not answer.found or not may_head(answer.citations[0].quote):
         return answer
     first = answer.citations[0]
     text = asked.asker.backend.document_text(first.hit.source) or ""

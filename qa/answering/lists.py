@@ -110,13 +110,18 @@ def list_items(question: str, text: str, start: int = 0,
     return (best[1], best[2]) if best else None
 
 
+def may_head(quote: str) -> bool:
+    """Whether a quote may be a heading: one line, without closing punctuation."""
+    return "\n" not in quote.strip() and not _CLOSED.search(quote)
+
+
 def headed_list(text: str, start: int, end: int) -> list[tuple[int, int]] | None:
-    """The items of the list that the whole line text[start:end], a heading (no closing
-    punctuation), heads ("Priorities for 2026" and the points under it on a slide), else
-    None: a heading quoted alone says nothing, its list does."""
+    """The items of the list that the whole line text[start:end], a heading (`may_head`),
+    heads ("Priorities for 2026" and the points under it on a slide), else None: a
+    heading quoted alone says nothing, its list does."""
     line_end = text.find("\n", start)
     line = text[start:line_end].strip()
-    if (line_end < 0 or text[start:end].strip() != line or _CLOSED.search(line)
+    if (line_end < 0 or text[start:end].strip() != line or not may_head(line)
             or text[:start].rsplit("\n", 1)[-1].strip()):
         return None  # not a whole line, or a sentence
     runs = _lists(text, start, len(text))
