@@ -478,6 +478,62 @@ def test_a_change_that_names_one_column_is_not_computed():
     assert compute("change", "Which branch grew the most?", rows) is None
 
 
+INCOME = ["Income: Site: Hollins Road Pool; Q1 (Apr-Jun): 212,400; Q3 (Oct-Dec): 187,300; "
+          "Total: 399,700; Change: +4%.",
+          "Income: Site: Brackley Vale Pool; Q1 (Apr-Jun): 98,000; Q3 (Oct-Dec): 91,500; "
+          "Total: 189,500; Change: -2%."]
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("How much more income is budgeted at Hollins Road in Q1 than in Q3?",  # a name in part
+     "Hollins Road Pool, Q1 (Apr-Jun) minus Q3 (Oct-Dec): 25,100 (computed: 212,400 − 187,300)."),
+    ("By how much did Brackley Vale's income fall from Q1 to Q3?",
+     "Brackley Vale Pool, Q3 (Oct-Dec) minus Q1 (Apr-Jun): -6,500 (computed: 91,500 − 98,000)."),
+])
+def test_a_difference_between_two_columns_of_the_one_row_named(question, expected):
+    assert question_operation(question) == "difference"
+    headline, used = compute("difference", question, _rows(INCOME))
+
+    assert headline == expected
+    assert [row.cells["Site"].text for row in used] == [expected.split(",")[0]]
+
+
+def test_a_change_of_one_row_between_years_written_short():
+    rows = _rows(["Fees: Department: Family; 2022/23: £274,000; 2023/24: £318,000.",
+                  "Fees: Department: Probate; 2022/23: £190,000; 2023/24: £201,000."])
+    question = "how much did family fee income grow from 22/23 to 23/24?"
+
+    headline, _ = compute(question_operation(question), question, rows)
+
+    assert headline == "Family, 2023/24 minus 2022/23: £44,000 (computed: £318,000 − £274,000)."
+
+
+def test_a_row_with_its_own_total_is_quoted_not_added_up_again():
+    rows = _rows(INCOME)
+
+    assert compute("total", "What is Hollins Road's total income?", rows) is None
+    headline, used = compute("total", "What is the total income of both pools?", rows)
+    assert headline == "Total: 589,200 (computed: 399,700 + 189,500)."
+    assert len(used) == 2
+
+
+def test_an_average_over_a_row_leaves_out_its_total_and_change():
+    headline, _ = compute("average", "What is the average income at Hollins Road?",
+                          _rows(INCOME))
+
+    assert headline.startswith("Average Income, Hollins Road Pool: 199,850 ")
+
+
+def test_a_table_lacking_a_year_or_the_thing_asked_is_not_chosen():
+    rows = _rows(["Revenue (£000): Department: Rooms; 2023: 1,840; 2025 target: 2,250.",
+                  "Revenue (£000): Department: Spa; 2023: 600; 2025 target: 700."])
+
+    assert choose_table("What was the total revenue in 2022?", rows) is None
+    assert choose_table("What average daily rate are we targeting for 2025?", rows) is None
+    assert choose_table("What was the total revenue across all departments in 2023?",
+                        rows) == ("budget.xlsx", 0)
+
+
 # -- tables the code has never seen, through a real index -------------------------------
 # A CSV whose cells hold "; " and quoted commas, a spreadsheet whose cells are formatted
 # (a date, a currency, a percentage), and a column of numbers with a word in it.

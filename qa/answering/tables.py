@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from qa.answering.question_kinds import content_words, is_list_question, negated, stems
+from qa.answering.question_kinds import is_list_question, negated, stems
 from qa.answering.quoted import quoted
 from qa.answering.results import Answer
 from qa.backends.base import SentenceRow
@@ -47,7 +47,7 @@ from qa.loaders.cells import Cell, Table
 from qa.loaders.tables import row_fields
 from qa.search import Hit
 from qa.stemming import index_term
-from qa.words import WORD
+from qa.words import WORD, years_as_one_word
 
 MIN_SHARE = 0.5  # of the question's words that the table it is about must hold
 NEGATION_SPAN = 3  # words before a column's name that may negate it
@@ -84,13 +84,22 @@ _WHICH_ROWS = re.compile(r"^\s*(?:which|what)\s+(?!(?:was|has|does)\b)\w+[^s\W]s
 _TOTAL = re.compile(r"\b(?:total|sum|altogether|combined|in all)\b", re.I)
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
 _DIFFERENCE = re.compile(r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|bigger|"
-                         r"smaller)\b|\bdifference between\b", re.I)
+                         r"smaller)\b|\bdifference between\b|\bby how (?:much|many)\b", re.I)
+_HOW_MUCH = re.compile(r"\bhow (?:much|many)\b", re.I)
 # a change from one column to another: "grew the most", "the biggest increase"
-_CHANGE = re.compile(r"\b(?:grew|grow[sn]?|growth|rose|risen|increased?|increases|fell|fallen|"
-                     r"dropped|decreased?|decreases|declined?|changed?|changes)\b", re.I)
-_FALL = re.compile(r"\b(?:fell|fallen|dropped|decreased?|decreases|declined?)\b", re.I)
+_CHANGE = re.compile(r"\b(?:grew|grow[sn]?|growth|rose|rises?|risen|increased?|increases|fell|"
+                     r"falls?|fallen|drops?|dropped|decreased?|decreases|declined?|changed?|"
+                     r"changes|went up|go(?:es)? up|went down|go(?:es)? down)\b", re.I)
+_FALL = re.compile(r"\b(?:fell|falls?|fallen|drops?|dropped|decreased?|decreases|declined?|"
+                   r"went down|go(?:es)? down)\b", re.I)
 _PERCENT = re.compile(r"\b(?:percent|percentage|per cent)\b|%", re.I)
 _TOTAL_ROW = re.compile(r"(?:grand |sub-?)?totals?|sum|all", re.I)
+# columns that total or compare a row's others ("Total", "Full year"; "Change"): not added in
+_ROW_TOTAL = re.compile(r"\b(?:totals?|full[- ]year)\b", re.I)
+_COMPARED = re.compile(r"\b(?:change|difference|variance|growth)\b", re.I)
+_OVER_ROWS = re.compile(r"\b(?:(?:the )?number of|amount of|across|all|both|each|every|"
+                        r"together)\b", re.I)
+_BRACKETED = re.compile(r"\([^)]*\)")  # "Q1 (Apr-Jun)" is named "Q1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +120,8 @@ def question_operation(question: str) -> str | None:
     """What a question asks to be computed over a table's rows: "largest", "smallest",
     "change" (the row that grew or fell the most from one column to another), "count",
     "total", "average", "difference" or "list"; None for any other question."""
-    if _DIFFERENCE.search(question):
-        return "difference"
+    if _DIFFERENCE.search(question) or _HOW_MUCH.search(question) and _CHANGE.search(question):
+        return "difference"  # "How much more...?", "By how much...?", "How much did it grow?"
     if _AVERAGE.search(question):
         return "average"
     if _TOTAL.search(question):
@@ -184,17 +193,20 @@ def choose_table(question: str, rows: Sequence[Row]) -> tuple[str, int] | None:
     whose caption, column names, cells and document name (its title and file name: "the
     contact list" is contacts.csv) hold the largest share of the question's words
     (the words that ask for the computation left out; the first found on a tie); None when
-    none holds MIN_SHARE of them ("How many days of leave do staff have?" is not about a
-    lunch menu's days), or it holds only their numbers ("How many kids did we feed in
-    2024/25?" is not about the income table's 2024-25 column)."""
-    wanted = stems(_without_operation(question))
+    none holds MIN_SHARE of its words that are no numbers ("How many days of leave do staff
+    have?" is not about a lunch menu's days; "What average daily rate are we targeting for
+    2025?" not about a table of revenue with a column "2025 target"), or it lacks a
+    number or year the question names ("How many visits did Brackley Vale have in
+    2022/23?" of a table of 2023/24 and 2024/25)."""
+    wanted = _words(_without_operation(question))
     held: dict[tuple[str, int], set[str]] = {}
     for row in rows:
-        words = stems(" ".join([row.caption, *row.cells, *_texts(row)])) | _named(row)
+        words = _words(" ".join([row.caption, *row.cells, *_texts(row)])) | _named(row)
         held.setdefault((row.hit.source, row.table), set()).update(wanted & words)
     best = max(held.items(), key=lambda item: len(item[1]), default=None)
-    if best is None or not wanted or len(best[1]) < MIN_SHARE * len(wanted) or all(
-            word.isdigit() for word in best[1]):
+    topic = {word for word in wanted if not _is_number(word)}
+    if best is None or len(topic & best[1]) < MIN_SHARE * len(topic) or not topic & best[1] \
+            or not wanted - topic <= best[1]:
         return None
     return best[0]
 
@@ -234,6 +246,10 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
     """The answer's first sentence and the rows it used, for `operation` (see
     `question_operation`) over a table's `rows` in document order; None when the question
     names no column the operation can use, or no rows are left."""
+    if operation == "difference":  # "Q1 than Q3", "from 2023 to 2024": of one row, total too
+        between = _between_columns(question, rows)
+        if between is not None:
+            return between
     rows = [row for row in rows if not _is_total_row(row)]
     if not rows:
         return None
@@ -259,6 +275,8 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
         refused = _refused(column, rows)
         if refused is not None:
             return refused
+    if column is None and operation == "total":  # "the total budget": of the rows' totals
+        column = _total_column(numeric)
     if column is None and operation in ("total", "average"):
         return _across(operation, question, rows, columns, numeric, label)
     if column is None:
@@ -323,16 +341,11 @@ def _counted(question: str, rows: Sequence[Row], columns: list[str], numeric: li
 def _difference(question: str, rows: Sequence[Row], columns: list[str], column: str,
                 label: str | None) -> tuple[str, list[Row]] | None:
     """A minus B, for the two rows the question names, in the order it names them."""
-    lower = question.lower()
-    named = []
-    for row in rows:
-        places = [lower.find(row.cells[c].text.lower()) for c in columns
-                  if c != column and c in row.cells and _names(question, row.cells[c].text)]
-        if places and _has_number(row, column):
-            named.append((min(places), row))
+    named = {id(row): row for c in columns if c != column
+             for row in _named_rows(question, rows, c) if _has_number(row, column)}
     if len(named) != 2:
         return None
-    (_, first), (_, second) = sorted(named, key=lambda pair: pair[0])
+    first, second = sorted(named.values(), key=lambda row: _place(question, _texts(row)))
     a, b = first.cells[column], second.cells[column]
     difference = _number(first, column) - _number(second, column)
     names = [_name(row, label) for row in (first, second)]
@@ -340,18 +353,37 @@ def _difference(question: str, rows: Sequence[Row], columns: list[str], column: 
             f"(computed: {a.text} − {b.text}).", [first, second])
 
 
+def _between_columns(question: str, rows: Sequence[Row]) -> tuple[str, list[Row]] | None:
+    """A minus B of the one row the question names, for the two columns of numbers it names
+    in that order ("more in Q1 than in Q3": Q1 minus Q3), or the later minus the earlier
+    when it asks for a change ("grow from 2023 to 2024": 2024 minus 2023); None unless it
+    names exactly one row and two such columns."""
+    columns = list(dict.fromkeys(name for row in rows for name in row.cells))
+    numeric = [c for c in columns if _is_numeric(c, rows)]
+    named_columns = _named_columns(question, numeric)
+    named = {id(row): row for c in columns if c not in numeric
+             for row in _named_rows(question, rows, c)}
+    if len(named_columns) != 2 or len(named) != 1:
+        return None
+    row = next(iter(named.values()))
+    first, second = named_columns[::-1] if _CHANGE.search(question) else named_columns
+    if not (_has_number(row, first) and _has_number(row, second)):
+        return None
+    a, b = row.cells[first], row.cells[second]
+    difference = _number(row, first) - _number(row, second)
+    return (f"{_name(row, None)}, {first} minus {second}: {_format(difference, [a, b])} "
+            f"(computed: {a.text} − {b.text}).", [row])
+
+
 def _changed(question: str, rows: Sequence[Row], columns: list[str], numeric: list[str],
              label: str | None) -> tuple[str, list[Row]] | None:
     """The row that grew (or fell) the most from one column to the other, both named by
     the question in that order ("from 2023 to 2024"), as a difference or, when asked, a
     percentage; None unless it names exactly two columns of numbers."""
-    lower = question.lower()
-    named = sorted((min(lower.find(word) % (len(lower) + 1) for word in content_words(column)),
-                    column) for column in numeric
-                   if stems(column) and stems(column) <= stems(question))
+    named = _named_columns(question, numeric)
     if len(named) != 2:
         return None
-    before, after = (column for _, column in named)
+    before, after = named
     kept = [row for row in _filtered(question, rows, columns, exclude=None)
             if before in row.cells and after in row.cells]
     percent = bool(_PERCENT.search(question))
@@ -394,14 +426,16 @@ def _summed(operation: str, rows: list[Row], column: str,
 def _across(operation: str, question: str, rows: Sequence[Row], columns: list[str],
             numeric: list[str], label: str | None) -> tuple[str, list[Row]] | None:
     """A total or average of the numbers of the one row the question names, when it names
-    no column ("the total energy spend": the row Energy, over its quarters); None when it
-    names no row, or several ("What is the total number of teams?" sums no floors)."""
-    named = [row for row in rows if any(_names(question, row.cells[c].text) for c in columns
-                                        if c not in numeric and c in row.cells)]
+    no column ("the total energy spend": the row Energy, over its quarters), its columns
+    that total or compare the others ("Total", "Change") left out; None when it names no
+    row, or several ("What is the total number of teams?" sums no floors)."""
+    named = {id(row): row for c in columns if c not in numeric
+             for row in _named_rows(question, rows, c)}
     if len(named) != 1:
         return None
-    row = named[0]
-    cells = [row.cells[c] for c in numeric if _has_number(row, c)]
+    row = next(iter(named.values()))
+    cells = [row.cells[c] for c in numeric
+             if _has_number(row, c) and not _ROW_TOTAL.search(c) and not _COMPARED.search(c)]
     if len(cells) < 2:
         return None
     what = f"{row.caption.rstrip(':')}, {_name(row, label)}" if row.caption else _name(row, label)
@@ -414,7 +448,8 @@ def _total_or_average(operation: str, what: str, cells: Sequence[Cell], shown: s
     total = sum(cell.number or 0.0 for cell in cells)
     decimals = max(cell.decimals for cell in cells)
     if operation == "total":
-        return f"Total {what}: {_format(total, cells, decimals)} (computed: {shown})"
+        label = what if _ROW_TOTAL.match(what) else f"Total {what}"  # not "Total Total"
+        return f"{label}: {_format(total, cells, decimals)} (computed: {shown})"
     mean = total / len(cells)
     decimals = max(decimals, 0 if mean.is_integer() else 2)
     return (f"Average {what}: {_format(mean, cells, decimals)} (computed: ({shown}) / "
@@ -478,17 +513,25 @@ def _named_column(question: str, columns: Sequence[str]) -> str | None:
     """The column whose name shares most words (stems) with the question, the words that
     ask for the computation left out ("total" names no column "Total"); None if none
     does, or if several share as many (the question is ambiguous)."""
-    wanted = stems(_without_operation(question))
-    scored = sorted(((len(wanted & stems(column)), column) for column in columns),
+    wanted = _words(_without_operation(question))
+    scored = sorted(((len(wanted & _words(column)), column) for column in columns),
                     key=lambda pair: -pair[0])
     if not scored or not scored[0][0] or len(scored) > 1 and scored[1][0] == scored[0][0]:
         return None
     return scored[0][1]
 
 
+def _total_column(numeric: Sequence[str]) -> str | None:
+    """The one column of numbers that totals each row ("Total", "Full year"), if there is
+    one: a total over rows is the sum of theirs, and one row's is quoted, not added up."""
+    totals = [column for column in numeric if _ROW_TOTAL.search(column)]
+    return totals[0] if len(totals) == 1 else None
+
+
 def _without_operation(question: str) -> str:
-    """The question without the words that ask for a computation."""
-    for pattern in (_LARGEST, _SMALLEST, _TOTAL, _AVERAGE, _DIFFERENCE):
+    """The question without the words that ask for a computation, or say over how many
+    rows ("the number of visits across all sites")."""
+    for pattern in (_LARGEST, _SMALLEST, _TOTAL, _AVERAGE, _DIFFERENCE, _OVER_ROWS):
         question = pattern.sub(" ", question)
     return question
 
@@ -517,9 +560,8 @@ def _filtered(question: str, rows: Sequence[Row], columns: list[str],
     for column in columns:
         if column == exclude:
             continue
-        named = [row for row in rows if column in row.cells and _names(
-            question, row.cells[column].text) and (not _is_numeric(column, rows)
-                                                    or _named_column(question, [column]))]
+        named = [] if _is_numeric(column, rows) and not _named_column(question, [column]) \
+            else _named_rows(question, rows, column)
         if named and all(_negates(question, row.cells[column].text) for row in named):
             named = [row for row in rows if row not in named]
         if column in flags and _named_column(question, [column]):  # "need a DBS check"
@@ -576,6 +618,56 @@ def _names(question: str, value: str) -> bool:
     return bool(words) and words <= asked
 
 
+def _named_rows(question: str, rows: Sequence[Row], column: str) -> list[Row]:
+    """The rows whose cell in `column` the question names: all its words (`_names`), or, when
+    it names no cell so, the words that tell the cell from the column's others ("Hollins
+    Road" names "Hollins Road Pool" beside "Brackley Vale Pool"; "Millrace" names
+    "Millrace House"), all of them, one word at least that is no number."""
+    cells = [(row, row.cells[column].text) for row in rows if column in row.cells]
+    fully = [row for row, text in cells if _names(question, text)]
+    if fully:
+        return fully
+    asked = _words(question)
+    own = [_words(text) for _, text in cells]
+    named = []
+    for i, (row, _) in enumerate(cells):
+        telling = own[i] - set().union(*own[:i], *own[i + 1:])
+        if any(not _is_number(word) for word in telling) and telling <= asked:
+            named.append(row)
+    return named
+
+
+def _named_columns(question: str, columns: Sequence[str]) -> list[str]:
+    """The columns the question names by a word that tells each from the others (its
+    name without what is bracketed: "Q1 (Apr-Jun)" is "Q1"; a span of years one word:
+    "22/23" names "2022/23"), in the order it names them."""
+    keys = [_words(_BRACKETED.sub(" ", column)) for column in columns]
+    asked = [index_term(word) for word in WORD.findall(years_as_one_word(question).lower())]
+    named = []
+    for i, column in enumerate(columns):
+        telling = keys[i] - set().union(*keys[:i], *keys[i + 1:])
+        at = next((n for n, word in enumerate(asked) if word in telling), None)
+        if at is not None:
+            named.append((at, column))
+    return [column for _, column in sorted(named)]
+
+
+def _place(question: str, texts: Sequence[str]) -> int:
+    """Where the question first names one of the texts (its length if it names none)."""
+    lower = question.lower()
+    found = [lower.find(text.lower()) for text in texts]
+    return min((at for at in found if at >= 0), default=len(lower))
+
+
+def _words(text: str) -> set[str]:
+    """The stems of the text's content words, a span of years one word ("2024-25")."""
+    return stems(years_as_one_word(text))
+
+
+def _is_number(word: str) -> bool:
+    return any(char.isdigit() for char in word)
+
+
 def _name(row: Row, label: str | None) -> str:
     return row.cells[label].text if label is not None and label in row.cells else _texts(row)[0]
 
@@ -588,4 +680,4 @@ def _texts(row: Row) -> list[str]:
 def _named(row: Row) -> set[str]:
     """The words of the row's document's title and file name ("budget_2026.xlsx": budget,
     2026), which name its tables too."""
-    return stems(f"{row.hit.title} {re.sub(r'[_.-]+', ' ', Path(row.hit.source).stem)}")
+    return _words(f"{row.hit.title} {re.sub(r'[_.]+', '-', Path(row.hit.source).stem)}")
