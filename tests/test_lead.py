@@ -3,7 +3,7 @@ the model."""
 
 import pytest
 
-from qa.answering.lead import NO_VERDICT, excerpt, lead, row_excerpt
+from qa.answering.lead import NO_VERDICT, excerpt, excerpt_keeps, lead, row_excerpt
 from qa.answering.quantities import contains, points
 from qa.answering.quoted import row_answers
 
@@ -182,6 +182,18 @@ def test_a_long_quote_opens_with_the_clause_that_holds_the_readers_span(span, ex
     found = excerpt(QUOTE, at, at + len(span))
     assert found == expected
     assert found.strip("….") in QUOTE and len(found.split()) <= 12
+
+
+@pytest.mark.parametrize(("question", "span", "kept"), [
+    ("How big was the grant for the roof?", "£4,800", True),
+    ("How big was the grant for the roof?", "scaffolding", False),  # a number is asked
+    ("What grant did the council approve?", "scaffolding", True),  # any kind will do
+    ("What was the cost of the roof grant?", "two parts", False),  # "cost": money
+])
+def test_an_excerpt_keeps_the_kind_of_value_asked_when_the_quote_has_one(question, span, kept):
+    at = QUOTE.index(span)
+
+    assert excerpt_keeps(question, excerpt(QUOTE, at, at + len(span)), QUOTE) is kept
 
 
 def test_a_short_quote_or_a_row_is_read_whole():

@@ -36,8 +36,9 @@ traceable as the quote it comes from.
 
 import re
 
-from qa.answering.quantities import decides, in_digits, untested
+from qa.answering.quantities import decides, in_digits, names_money, untested
 from qa.answering.question_kinds import (
+    answer_type,
     content_words,
     negated,
     specific_names,
@@ -99,6 +100,9 @@ _EXCEPT = re.compile(
     r"\s+(?P<what>[^,.;:!?()]*?)(?=\s+(?:must|may|can|cannot|will|shall|should|is|are|need|"
     r"needs|have|has|do|does|get|gets)\b|[,.;:!?()]|$)", re.I)
 _CLAUSE_MARKS = ",;:()–—"
+# what is asked as an amount of money, though the question says no "how much"
+_MONEY_ASKED = re.compile(r"\b(?:rents?|rates?|fees?|prices?|costs?|charges?|salar(?:y|ies)|"
+                          r"wages?|pay|deposits?|fines?)\b", re.I)
 
 
 def lead(question: str, quote: str, before: str = "",
@@ -136,6 +140,17 @@ def excerpt(quote: str, start: int, end: int) -> str | None:
     text = " ".join(quote[words[first][0]:words[last][1]].strip(_CLAUSE_MARKS + " ").split())
     cut_after = quote[words[last][1]:].strip(" .!?\"'”’)")
     return f"{'…' if first else ''}{text}{'…' if cut_after else ''}"
+
+
+def excerpt_keeps(question: str, clause: str, quote: str) -> bool:
+    """Whether an excerpt of the quote holds the kind of value the question asks for when
+    the quote does: a number for "How many...?", a time for "When...?" (`answer_type`), an
+    amount of money for a price, fee, rent or pay ("What annual rent is the landlord
+    asking?" is not opened with "…a new lease from 1 April at a rent of…")."""
+    kinds = [test for test in (answer_type(question),) if test is not None]
+    if _MONEY_ASKED.search(question):
+        kinds.append(lambda _, text: float(names_money(text)))
+    return not any(test(question, quote) and not test(question, clause) for test in kinds)
 
 
 def _clause_of(quote: str, words: list[tuple[int, int]], first: int,

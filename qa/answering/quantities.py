@@ -68,6 +68,7 @@ _TO = re.compile(r"^\s*(?:to|until|till|–|-|—)\s*(?P<open>under\s+|less than
                  re.IGNORECASE)
 _FROM = re.compile(r"\bfrom\s*$", re.IGNORECASE)
 _CLOCK = "clock"
+_MONEY = frozenset(_CURRENCIES.values())
 # verbs whose "over" is theirs ("carry over 3 days", "handed over 2 keys")
 _CARRIED = re.compile(r"\b(?:carr(?:y|ies|ied)|hand(?:s|ed)?|t(?:ake|akes|aken|ook)|"
                       r"turn(?:s|ed)?|roll(?:s|ed)?|h(?:old|olds|eld))\s*$", re.IGNORECASE)
@@ -226,6 +227,11 @@ def untested(question: str) -> str:
     for amount in reversed(amounts(text)):
         text = f"{text[:amount.start]} {text[amount.end:]}"
     return text
+
+
+def names_money(text: str) -> bool:
+    """Whether the text names an amount of money ("£27,500", "$40")."""
+    return any(amount.units & _MONEY for amount in amounts(text))
 
 
 def in_digits(text: str) -> str:

@@ -59,7 +59,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from qa.answering import answerability
-from qa.answering.lead import EXCERPT_WORDS, excerpt, lead, row_excerpt
+from qa.answering.lead import EXCERPT_WORDS, excerpt, excerpt_keeps, lead, row_excerpt
 from qa.answering.quantities import contains, points, untested
 from qa.answering.question_kinds import (
     answer_type,
@@ -329,7 +329,7 @@ def compose_answer(
         return replace(answer, text=f"{opening} {answer.text}")
     span = span or _read_quote(question, first_quote.quote, read)
     clause = excerpt(first_quote.quote, *span) if span else None
-    if clause is None:
+    if clause is None or not excerpt_keeps(asked or question, clause, first_quote.quote):
         return answer
     return replace(answer, text=f"{clause} [{first_quote.n}] {answer.text}")
 
