@@ -49,7 +49,16 @@ from qa.answering.quoted import row_answers
     ("Can I bring 2 guests?", "Each member may bring at most two guests.", "Yes"),
     ("Is the notice period 4 weeks?", "The notice period is four weeks.", "Yes"),  # digits
     ("Is the notice period four weeks?", "The notice period is 4 weeks.", "Yes"),
-    ("Is the notice period 3 weeks?", "The notice period is four weeks.", NO_VERDICT),
+    ("Is the notice period 3 weeks?", "The notice period is four weeks.", "No"),  # another
+    ("Can a 15 year old use the gym on their own?",
+     "Members aged 14 and 15 may use the gym only under the supervision of an instructor.",
+     "No"),
+    ("Is eye protection always required on site?",
+     "Eye protection is required only where the contractor's rules ask for it.", "No"),
+    ("Does the training have to be refreshed every 3 years?",
+     "All staff refresh the training every two years.", "No"),
+    ("Is the Orrery adult ticket £9?", "An adult ticket at the Tidewell is £9.", NO_VERDICT),
+    ("Is the fee £25?", "The fee is £30 for adults and £20 for children.", NO_VERDICT),
     # duty and leave in other words: "compulsory?" of "mandatory", "ok to...?" of "must not"
     ("Is wearing a hard hat on site compulsory?", "Wearing a hard hat is mandatory on site.",
      "Yes"),

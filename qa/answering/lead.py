@@ -61,6 +61,7 @@ _PAIRS = (
     ("approved", "rejected"), ("succeeded", "failed"), ("present", "absent"),
     ("available", "unavailable"), ("alone", "accompanied"), ("own", "accompanied"),
     ("alone", "escorted"), ("own", "escorted"), ("unaccompanied", "accompanied"),
+    ("alone", "supervised"), ("own", "supervised"), ("unsupervised", "supervised"),
     ("free", "charged"), ("free", "paid"), ("true", "false"), ("alive", "dead"),
     ("public", "private"), ("required", "optional"), ("mandatory", "optional"),
 )
@@ -83,7 +84,7 @@ _CHOICE = re.compile(r"\bor\b", re.I)  # "Is it X or Y?" asks which, not whether
 _AGGREGATE = re.compile(r"\b(?:largest|smallest|biggest|highest|lowest|most|least|fewest|"
                         r"total|sum|average|mean|more|less|fewer)\b", re.I)
 _REFERS_BACK = re.compile(any_of(PRONOUNS), re.I)
-_ALL = re.compile(r"\b(?:any|anyone|anybody|every|everyone|everybody|all)\b", re.I)
+_ALL = re.compile(r"\b(?:any|anyone|anybody|every|everyone|everybody|all|always)\b", re.I)
 _ONLY = re.compile(r"\b(?:only|solely|exclusively)\b", re.I)
 _BY = re.compile(r"\bby\b", re.I)
 # who alone may do what: "Only the Head of Housing may authorise ..."
@@ -224,15 +225,20 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
         return "No"
     cell = row_value(question, quote) if row_fields(quote) else None  # the cell asked of
     within = decides(question, cell or quote)  # "no more than" is no negation here
+    exact = within is None  # then an amount the quote says alone may decide it
+    if exact:  # "every 3 years?" of "refresh it every two years"
+        within = decides(question, cell or quote, exact=True)
     if within is not None:  # the amount is compared: its words need not be said
         asked = {_modal(word) for word in content_words(untested(question))}
     missing = asked - said
     if len(missing) > max(1, len(asked) // 3) and not decided:
         return NO_VERDICT
-    if within is not None:  # a Yes is of what the question asks about ("trainees")
+    if within is not None:  # a Yes, or a No of another amount, is of what is asked about
         subject = {_modal(word) for word in yes_no_subject(question)
                    if not word[0].isdigit()} - {DUTY, LEAVE}  # not "14" of "a 14-year-old"
-        return "No" if not within else "Yes" if _all_said(
+        if not within and not exact:
+            return "No"
+        return ("Yes" if within else "No") if _all_said(
             question, subject - said, decided) else NO_VERDICT
     clause = deciding_clause(asked, quote)
     if negated(clause) != negated(question) ^ excepts(asked, clause, question):

@@ -161,13 +161,15 @@ def spans(text: str) -> list[Span]:
     return found
 
 
-def decides(question: str, text: str) -> bool | None:
+def decides(question: str, text: str, exact: bool = False) -> bool | None:
     """Whether what `text` says of the amount the question tests answers it Yes (True) or
     No (False): the question's amount or its bounds ("between 95% and 98%", "under £13")
     within what the text allows of it in the same unit, or apart from it; None when the
     text says nothing of that unit, or more than one thing, or the question names no
     amount. A text's exact amount decides only a question that bounds it ("between",
-    "under"): "Is the fee £25?" of "The fee is £30" is left to the words. A limit that
+    "under"), unless `exact`: then it decides one that names an amount too ("Is the fee
+    £25?" of "The fee is £30": No), which the caller asks only of a text that says what
+    the question asks about. A limit that
     overlaps a range asked is read as its own amount, the deadline or cap it sets
     ("between 24 and 72 hours?" of "reported within 48 hours": Yes). A negation just
     before what the text says turns it ("We do not accept cash over £500": £400 is Yes)."""
@@ -186,6 +188,8 @@ def decides(question: str, text: str) -> bool | None:
         else:  # a range or a bound: does it hold what the text says?
             inner, outer = said, asked
         if said.low == said.high and asked.low == asked.high:
+            if exact:
+                verdicts.add((said.low == asked.low) != _negated_before(text, said.start))
             continue
         turned = _negated_before(text, said.start)
         if inner.within(outer):
