@@ -524,6 +524,26 @@ def test_an_average_over_a_row_leaves_out_its_total_and_change():
     assert headline.startswith("Average Income, Hollins Road Pool: 199,850 ")
 
 
+def test_a_row_is_named_in_part_only_when_no_cell_is_named_whole():
+    rows = _rows(["Contacts: Name: Ada Berg; Role: Gym manager; Site: Tanner Street Gym.",
+                  "Contacts: Name: Bo Chen; Role: Lifeguard; Site: Tanner Street Gym.",
+                  "Contacts: Name: Cy Diaz; Role: Lifeguard; Site: Hollins Road Pool."],
+                 source="contacts.csv")
+
+    headline, _ = compute("list", "List all contacts at Tanner Street Gym", rows)
+    assert headline == "Name (Site Tanner Street Gym): Ada Berg, Bo Chen."
+    headline, _ = compute("list", "List all contacts at Hollins Road", rows)
+    assert headline == "Name: Cy Diaz."
+
+
+def test_an_average_the_table_states_as_a_column_is_not_averaged_again():
+    rows = _rows(["Estates: Estate: Millbrook; Average days to relet: 31.",
+                  "Estates: Estate: Harrow Fields; Average days to relet: 44."])
+
+    assert compute("average", "What is the average days to relet across all estates?",
+                   rows) is None
+
+
 def test_a_table_lacking_a_year_or_the_thing_asked_is_not_chosen():
     rows = _rows(["Revenue (£000): Department: Rooms; 2023: 1,840; 2025 target: 2,250.",
                   "Revenue (£000): Department: Spa; 2023: 600; 2025 target: 700."])

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from qa.answering.question_kinds import is_list_question, negated, stems
+from qa.answering.question_kinds import content_words, is_list_question, negated, stems
 from qa.answering.quoted import quoted
 from qa.answering.results import Answer
 from qa.backends.base import SentenceRow
@@ -275,6 +275,8 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
         refused = _refused(column, rows)
         if refused is not None:
             return refused
+    if operation == "average" and column is not None and _AVERAGE.search(column):
+        return None  # "the average days to relet" is a column's name: its cells are quoted
     if column is None and operation == "total":  # "the total budget": of the rows' totals
         column = _total_column(numeric)
     if column is None and operation in ("total", "average"):
@@ -341,11 +343,11 @@ def _counted(question: str, rows: Sequence[Row], columns: list[str], numeric: li
 def _difference(question: str, rows: Sequence[Row], columns: list[str], column: str,
                 label: str | None) -> tuple[str, list[Row]] | None:
     """A minus B, for the two rows the question names, in the order it names them."""
-    named = {id(row): row for c in columns if c != column
-             for row in _named_rows(question, rows, c) if _has_number(row, column)}
+    named = [row for row in _rows_named(question, rows, [c for c in columns if c != column])
+             if _has_number(row, column)]
     if len(named) != 2:
         return None
-    first, second = sorted(named.values(), key=lambda row: _place(question, _texts(row)))
+    first, second = sorted(named, key=lambda row: _place(question, _texts(row)))
     a, b = first.cells[column], second.cells[column]
     difference = _number(first, column) - _number(second, column)
     names = [_name(row, label) for row in (first, second)]
@@ -361,11 +363,10 @@ def _between_columns(question: str, rows: Sequence[Row]) -> tuple[str, list[Row]
     columns = list(dict.fromkeys(name for row in rows for name in row.cells))
     numeric = [c for c in columns if _is_numeric(c, rows)]
     named_columns = _named_columns(question, numeric)
-    named = {id(row): row for c in columns if c not in numeric
-             for row in _named_rows(question, rows, c)}
+    named = _rows_named(question, rows, [c for c in columns if c not in numeric])
     if len(named_columns) != 2 or len(named) != 1:
         return None
-    row = next(iter(named.values()))
+    row = named[0]
     first, second = named_columns[::-1] if _CHANGE.search(question) else named_columns
     if not (_has_number(row, first) and _has_number(row, second)):
         return None
@@ -429,11 +430,10 @@ def _across(operation: str, question: str, rows: Sequence[Row], columns: list[st
     no column ("the total energy spend": the row Energy, over its quarters), its columns
     that total or compare the others ("Total", "Change") left out; None when it names no
     row, or several ("What is the total number of teams?" sums no floors)."""
-    named = {id(row): row for c in columns if c not in numeric
-             for row in _named_rows(question, rows, c)}
+    named = _rows_named(question, rows, [c for c in columns if c not in numeric])
     if len(named) != 1:
         return None
-    row = next(iter(named.values()))
+    row = named[0]
     cells = [row.cells[c] for c in numeric
              if _has_number(row, c) and not _ROW_TOTAL.search(c) and not _COMPARED.search(c)]
     if len(cells) < 2:
@@ -557,11 +557,10 @@ def _filtered(question: str, rows: Sequence[Row], columns: list[str],
     in Lyon"), in each column where it names some rows but not all; all rows when it names
     none."""
     kept, flags = list(rows), _flags(rows, columns)
-    for column in columns:
-        if column == exclude:
-            continue
-        named = [] if _is_numeric(column, rows) and not _named_column(question, [column]) \
-            else _named_rows(question, rows, column)
+    cells = _named_cells(question, rows, [  # a number counts where its column is named
+        c for c in columns if c != exclude
+        and (not _is_numeric(c, rows) or _named_column(question, [c]))])
+    for column, named in cells.items():
         if named and all(_negates(question, row.cells[column].text) for row in named):
             named = [row for row in rows if row not in named]
         if column in flags and _named_column(question, [column]):  # "need a DBS check"
@@ -618,23 +617,49 @@ def _names(question: str, value: str) -> bool:
     return bool(words) and words <= asked
 
 
-def _named_rows(question: str, rows: Sequence[Row], column: str) -> list[Row]:
-    """The rows whose cell in `column` the question names: all its words (`_names`), or, when
-    it names no cell so, the words that tell the cell from the column's others ("Hollins
-    Road" names "Hollins Road Pool" beside "Brackley Vale Pool"; "Millrace" names
-    "Millrace House"), all of them, one word at least that is no number."""
-    cells = [(row, row.cells[column].text) for row in rows if column in row.cells]
-    fully = [row for row, text in cells if _names(question, text)]
-    if fully:
+def _rows_named(question: str, rows: Sequence[Row], columns: Sequence[str]) -> list[Row]:
+    """The rows with a cell in one of `columns` that the question names (`_named_cells`)."""
+    named = {id(row) for found in _named_cells(question, rows, columns).values()
+             for row in found}
+    return [row for row in rows if id(row) in named]
+
+
+def _named_cells(question: str, rows: Sequence[Row],
+                 columns: Sequence[str]) -> dict[str, list[Row]]:
+    """For each column, the rows whose cell in it the question names: all the cell's words
+    (`_names`); or, when it names no cell of these columns so, the cell's first words,
+    up to one that tells it from the column's other cells ("Hollins Road" names "Hollins
+    Road Pool" beside "Brackley Vale Pool"; "Millrace" names "Millrace House"; "staff" no
+    note "Includes staff training"). "List all contacts at Tanner Street Gym" names the
+    site, not the role "Gym manager"."""
+    fully = {column: [row for row in rows if column in row.cells
+                      and _names(question, row.cells[column].text)] for column in columns}
+    if any(fully.values()):
         return fully
     asked = _words(question)
-    own = [_words(text) for _, text in cells]
-    named = []
-    for i, (row, _) in enumerate(cells):
-        telling = own[i] - set().union(*own[:i], *own[i + 1:])
-        if any(not _is_number(word) for word in telling) and telling <= asked:
-            named.append(row)
-    return named
+    told = {}
+    for column in columns:
+        cells = [(row, _leading(row.cells[column].text)) for row in rows if column in row.cells]
+        told[column] = [row for i, (row, words) in enumerate(cells) if _named_first(
+            words, set().union(*(set(other) for j, (_, other) in enumerate(cells) if j != i)),
+            asked)]
+    return told
+
+
+def _leading(text: str) -> list[str]:
+    """The stems of a cell's content words, in order."""
+    return [index_term(word) for word in content_words(years_as_one_word(text))]
+
+
+def _named_first(words: list[str], others: set[str], asked: set[str]) -> bool:
+    """Whether the question holds the cell's first `words` up to one no other cell holds
+    that is no number."""
+    for word in words:
+        if word not in asked:
+            return False
+        if word not in others and not _is_number(word):
+            return True
+    return False
 
 
 def _named_columns(question: str, columns: Sequence[str]) -> list[str]:
