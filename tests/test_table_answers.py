@@ -416,6 +416,10 @@ def test_a_totals_row_is_neither_compared_nor_added():
         "North: Tonnes 40, the largest of 2 rows")
     assert compute("total", "What is the total tonnage in tonnes?", rows)[0] == \
         "Total Tonnes: 65 (computed: 40 + 25)."
+    rows = _rows(["Crops: Field: North; Tonnes: 40.", "Crops: Field: East; Tonnes: 25.",
+                  "Crops: Field: Year total; Tonnes: 65."])
+    assert compute("total", "What is the total tonnage in tonnes?", rows)[0] == \
+        "Total Tonnes: 65 (computed: 40 + 25)."
 
 
 def test_a_column_of_numbers_with_a_word_in_it_is_not_computed_without_it():

@@ -93,7 +93,8 @@ _CHANGE = re.compile(r"\b(?:grew|grow[sn]?|growth|rose|rises?|risen|increased?|i
 _FALL = re.compile(r"\b(?:fell|falls?|fallen|drops?|dropped|decreased?|decreases|declined?|"
                    r"went down|go(?:es)? down)\b", re.I)
 _PERCENT = re.compile(r"\b(?:percent|percentage|per cent)\b|%", re.I)
-_TOTAL_ROW = re.compile(r"(?:grand |sub-?)?totals?|sum|all", re.I)
+_TOTAL_ROW = re.compile(r"(?:(?:grand|sub-?|year|annual)\s*)?totals?\b.*|sum|all|full[- ]year",
+                        re.I)
 # columns that total or compare a row's others ("Total", "Full year"; "Change"): not added in
 _ROW_TOTAL = re.compile(r"\b(?:totals?|full[- ]year)\b", re.I)
 _COMPARED = re.compile(r"\b(?:change|difference|variance|growth)\b", re.I)
@@ -504,7 +505,8 @@ def _is_numeric(column: str, rows: Sequence[Row]) -> bool:
 
 
 def _is_total_row(row: Row) -> bool:
-    """Whether the row sums the others, by its first cell ("Total", "Grand total", "All"):
+    """Whether the row sums the others, by its first cell ("Total", "Grand total", "Year
+    total", "Total 2025", "Full year", "All"):
     it is no row to compare or add."""
     return bool(_TOTAL_ROW.fullmatch(next(iter(_texts(row)), "").strip()))
 
