@@ -49,7 +49,7 @@ DATE = re.compile(
 WEEKDAYS = "(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 
 # the verbs that open a yes/no question ("Is...", "Did...", "Must...")
-AUXILIARIES = ("is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can",
+AUXILIARIES = ("am", "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can",
                "could", "will", "would", "should", "may", "must")
 # the words by which a sentence points at something said before it
 PRONOUNS = ("he", "him", "his", "she", "her", "hers", "they", "them", "their", "theirs",

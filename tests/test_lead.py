@@ -55,6 +55,22 @@ from qa.answering.quoted import row_answers
      "No"),
     ("Is eye protection always required on site?",
      "Eye protection is required only where the contractor's rules ask for it.", "No"),
+    # the amount of the clause asked about, of the thing asked about, turned in its clause
+    ("Do I need a fit note from the doctor if I'm off sick for 5 days?",
+     "A self-certification form is required for absences of up to seven calendar days; a fit "
+     "note from a doctor is required from the eighth day of absence.", NO_VERDICT),
+    ("Does a 12 year old dog need a health check before it can join?",
+     "There is no upper age limit, but dogs over 10 years old must have a health check "
+     "before they join.", "Yes"),
+    ("Can a 16 year old volunteer use the pallet truck?",
+     "Volunteers aged 16 or 17 need a consent form signed by a parent and may not use the "
+     "pallet truck.", "No"),
+    ("Is it ok to hand out tinned beans that are 4 months past their best-before date?",
+     "Food past its best-before date may be handed out within these limits: tinned goods up "
+     "to 6 months after the best-before date, rice and cereals up to 2 months after it.",
+     "Yes"),
+    ("I'm 23, am I allowed to drive one of the vans?",
+     "Only drivers aged 25 or over may drive the vans.", "No"),
     ("Does the training have to be refreshed every 3 years?",
      "All staff refresh the training every two years.", "No"),
     ("Is the Orrery adult ticket £9?", "An adult ticket at the Tidewell is £9.", NO_VERDICT),

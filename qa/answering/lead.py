@@ -224,10 +224,13 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
     if someone_else(question, quote):  # "Can a clerk sign?" "Only a partner may sign"
         return "No"
     cell = row_value(question, quote) if row_fields(quote) else None  # the cell asked of
-    within = decides(question, cell or quote)  # "no more than" is no negation here
+    # the amounts of the clause of what is asked: a fit note's "from the eighth day", not
+    # the self-certification's "up to seven days" before it
+    amounts_of = cell or deciding_clause(asked, quote)
+    within = decides(question, amounts_of)  # "no more than" is no negation here
     exact = within is None  # then an amount the quote says alone may decide it
     if exact:  # "every 3 years?" of "refresh it every two years"
-        within = decides(question, cell or quote, exact=True)
+        within = decides(question, amounts_of, exact=True)
     if within is not None:  # the amount is compared: its words need not be said
         asked = {_modal(word) for word in content_words(untested(question))}
     missing = asked - said

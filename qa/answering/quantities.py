@@ -8,8 +8,8 @@ An amount is a number and its unit: a currency sign before it, "%", a clock time
 penalty points", "10 working days"). Units of one measure are read in the smallest ("6
 weeks": 42 days; "2 years": 24 months; "1.5 hours": 90 minutes); any other unit is
 compared with itself, by stem ("guests"). Small numbers count in words too ("at most two
-guests"). An age counts years ("aged 10 and over"). A date ("12 May"), a year or a name's
-number ("Year 4") is no amount.
+guests"). An age counts years ("aged 10 and over", "I'm 23"). A date ("12 May"), a year
+or a name's number ("Year 4") is no amount.
 
 What a text says of an amount is a span of it: the amount alone, a range ("between 7.2
 and 7.6", "15:20 to 18:00", "2 to under 5 years"), or a limit ("at least 12 months",
@@ -75,10 +75,12 @@ _CARRIED = re.compile(r"\b(?:carr(?:y|ies|ied)|hand(?:s|ed)?|t(?:ake|akes|aken|o
 _BARE = frozenset(("",))  # the unit of a number with none: "between 7.2 and 7.6."
 _NAME_BEFORE = re.compile(r"\b([A-Z]\w*)[ \t]+$")
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot)\b|n't\b", re.IGNORECASE)
-_CLAUSE_END = re.compile(r"[.;!?]\s")
+_CLAUSE_END = re.compile(r"[.;!?]\s|,\s+(?:but|whereas|although|though|however)\b", re.I)
+_PART_MARKS = ",;:.!?"  # what parts a list of limits: "tinned goods up to 6 months, dry..."
 # an age: its numbers count years ("aged 10 and over", "aged between 11 and 17")
 _AGED = re.compile(r"\bage[ds]?\s+(?:between\s+|from\s+)?(?:\d+\s*(?:to|and|-|–)\s*)?$",
                    re.IGNORECASE)
+_I_AM = re.compile(r"\b(?:I'm|I am|I’m)\s+$", re.IGNORECASE)  # a number alone after it: an age
 _LOOK_BACK = 80  # characters before an amount that its bound, range or name is read from
 NEGATION_WORDS = 6  # before what a text says of an amount, that negate it
 _MEASURED = frozenset([_CLOCK, *_CURRENCIES.values(), *(unit for unit, _ in _MEASURES.values())])
@@ -180,6 +182,8 @@ def decides(question: str, text: str, exact: bool = False) -> bool | None:
             continue
         alike = [span for span in told if span.units & asked.units] or [
             span for span in told if span.units == _BARE and not asked.units & _MEASURED]
+        if len(alike) > 1:  # "tinned goods up to 6 months, rice up to 2": of what is asked
+            alike = _of_asked(question, text, alike)
         if len(alike) != 1:
             continue
         said = alike[0]
@@ -189,9 +193,9 @@ def decides(question: str, text: str, exact: bool = False) -> bool | None:
             inner, outer = said, asked
         if said.low == said.high and asked.low == asked.high:
             if exact:
-                verdicts.add((said.low == asked.low) != _negated_before(text, said.start))
+                verdicts.add((said.low == asked.low) != _turned(text, said))
             continue
-        turned = _negated_before(text, said.start)
+        turned = _turned(text, said)
         if inner.within(outer):
             verdicts.add(not turned)
         elif inner.apart(outer):
@@ -280,6 +284,10 @@ def _amount(match: re.Match[str]) -> Amount | None:
     if 1900 <= value <= 2099 and value.is_integer():
         return None  # a year
     named = frozenset(index_term(w) for w in (word, following) if w and w not in STOPWORDS)
+    if not named and _I_AM.search(match.string, max(0, start - _LOOK_BACK), start):
+        unit, per = _MEASURES["year"]  # "I'm 23, can I...": an age
+        return Amount(value * per, frozenset((unit,)), start, match.end("number"),
+                      match["number"])
     return Amount(value, named or _BARE, start, match.end("number"),
                   match["number"])
 
@@ -337,6 +345,39 @@ def _limited(text: str, amount: Amount) -> Span | None:
     }.get(kind, (value, value, True, True))
     return Span(low, high, low_in, high_in, amount.units,
                 before.start() if before else amount.start, (amount,))
+
+
+def _of_asked(question: str, text: str, spans: Sequence[Span]) -> list[Span]:
+    """The spans whose part of the text (between commas, colons or clause ends) holds a
+    word of the question the other spans' parts do not ("tinned beans" of "tinned goods up
+    to 6 months after the best-before date, rice up to 2 months after it")."""
+    asked = _stems(question)
+    parts = []
+    for span in spans:
+        begin = max(text.rfind(mark, 0, span.start) for mark in _PART_MARKS) + 1
+        ends = [at for at in (text.find(mark, span.of[-1].end) for mark in _PART_MARKS)
+                if at >= 0]
+        parts.append(_stems(text[begin:min(ends, default=len(text))]))
+    return [span for i, span in enumerate(spans)
+            if asked & parts[i] - set().union(*parts[:i], *parts[i + 1:])]
+
+
+def _stems(text: str) -> set[str]:
+    return {index_term(word) for word in re.findall(r"[a-z]+", text.lower())
+            if word not in STOPWORDS}
+
+
+def _turned(text: str, span: Span) -> bool:
+    """Whether a negation turns what the text says of the span: one just before it (in
+    its clause, `_negated_before`), or, of an age, one after it in its clause: "Volunteers
+    aged 16 or 17 ... may not operate the pallet truck" (an age says whom a rule is of)."""
+    if _negated_before(text, span.start):
+        return True
+    first = span.of[0]
+    if not _AGED.search(text, max(0, first.start - _LOOK_BACK), first.start):
+        return False
+    end = _CLAUSE_END.search(text, span.of[-1].end)
+    return bool(_NEGATION.search(text[span.of[-1].end:end.start() if end else len(text)]))
 
 
 def _negated_before(text: str, start: int) -> bool:
