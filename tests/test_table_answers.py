@@ -380,9 +380,11 @@ def test_a_list_from_a_table_of_a_document_the_question_names_though_others_matc
         "contacts.csv": "Name,Role,Site\nAda Berg,Packer,Leeds\nBo Chen,Driver,York\n"
                         "Cy Diaz,Manager,York\n", **notices})
     answer = index.ask("List all contacts at York")
+    counted = index.ask("How many people are on the contacts list at York?")
     index.close()
 
     assert answer.text.startswith("Name (Site York): Bo Chen, Cy Diaz.")
+    assert counted.text.startswith("People (Site York): 2 (computed: a count")
 
 
 # Tables the rules were not written with: a cell holding "; ", a totals row, a column of
@@ -538,6 +540,8 @@ def test_a_row_is_named_in_part_only_when_no_cell_is_named_whole():
     assert headline == "Name (Site Tanner Street Gym): Ada Berg, Bo Chen."
     headline, _ = compute("list", "List all contacts at Hollins Road", rows)
     assert headline == "Name: Cy Diaz."
+    headline, _ = compute("list", "List all contacts at Tanner Street", rows)  # two rows
+    assert headline == "Name: Ada Berg, Bo Chen."
 
 
 def test_an_average_the_table_states_as_a_column_is_not_averaged_again():

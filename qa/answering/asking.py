@@ -295,12 +295,13 @@ def supported(asked: Asked) -> Response:
 
 def computed(asked: Asked) -> Response | None:
     """A value or the rows computed from a table of the top hits; the rows a list question
-    asks for, else from a table of the documents it names ("List all contacts at York":
-    the contact list, though the top hits are other documents that name York)."""
+    asks for, or the count of them a count asks for, else from a table of the documents it
+    names ("List all contacts at York", "How many people on the contacts list are at
+    York?": the contact list, though the top hits are other documents that name York)."""
     asker, query = asked.asker, asked.query
     tables = cache(asker.backend.document_tables)  # each document's read once
     answer = table_answer(query, asked.found.hits[:ANSWER_PASSAGES], asker.passages, tables)
-    named = [] if answer is not None or question_operation(query) != "list" else [
+    named = [] if answer is not None or question_operation(query) not in ("list", "count") else [
         path for path in asker.named_in(query, asked.within) if tables(path)]
     if named:
         hits = asker.search([query], ANSWER_PASSAGES, "hybrid", named)[1][0]

@@ -641,10 +641,12 @@ def _named_cells(question: str, rows: Sequence[Row],
     asked = _words(question)
     told = {}
     for column in columns:
-        cells = [(row, _leading(row.cells[column].text)) for row in rows if column in row.cells]
-        told[column] = [row for i, (row, words) in enumerate(cells) if _named_first(
-            words, set().union(*(set(other) for j, (_, other) in enumerate(cells) if j != i)),
-            asked)]
+        texts = {row.cells[column].text for row in rows if column in row.cells}
+        words = {text: _leading(text) for text in texts}
+        named = {text for text in texts if _named_first(words[text], set().union(
+            *(set(other) for each, other in words.items() if each != text)), asked)}
+        told[column] = [row for row in rows if column in row.cells
+                        and row.cells[column].text in named]
     return told
 
 
