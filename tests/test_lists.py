@@ -67,6 +67,14 @@ def test_no_section_for_a_date_no_heading_holds():
     assert named_section("What was agreed?", MINUTES) is None
 
 
+def test_an_emails_header_lines_head_no_section():
+    email = ("Subject: New rota from 1 June 2025\nFrom: Helen Barr <helen@vets.example>\n"
+             "Date: Mon, 12 May 2025 16:42:00 +0100\n\nHi all,\n\nThe fee rises to £185 on "
+             "1 June 2025.\n")
+
+    assert named_section("What's the fee from 1 June?", email) is None
+
+
 def test_the_list_asked_for_is_the_one_its_label_names():
     section = named_section("List the actions of the 3 March meeting.", MINUTES)
     assert section is not None

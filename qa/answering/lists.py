@@ -35,6 +35,8 @@ _LINE = re.compile(r"[^\n]*")
 _CLOSED = re.compile(r"""[.!?;]["'”’)\]]*\s*$""")
 MAX_HEADING = 100  # characters of a line that can head a section
 MIN_ITEM_WORDS = 2  # of the question's that a list's items share, when its label shares none
+# an e-mail's header line: no heading, though short ("Subject: New rota from 1 June")
+_HEADER_FIELD = re.compile(r"(?:from|to|cc|bcc|date|sent|subject):\s", re.I)
 _ITEM = re.compile(r"[ \t]*(?:[-*•–]|\d{1,2}[.)]|[a-z][.)])[ \t]+(?=\S)")
 # "What was agreed at the 3 March meeting?" asks for a section's list as "List..." does
 _WHAT_WAS = re.compile(r"^\s*what\s+(?:was|were|did|has|have|is|are)\b", re.I)
@@ -67,12 +69,15 @@ class Section:
 
 def headings(text: str) -> list[tuple[int, str]]:
     """The lines that can head a section, with their offsets: Markdown headings, and
-    short lines that end in no punctuation and are not list items."""
+    short lines that end in no punctuation and are not list items nor an e-mail's header
+    lines (its subject's date names no section: "What's the fee from 1 June?" of an
+    e-mail "Subject: New rota from 1 June" is asked of the whole e-mail)."""
     found = []
     for match in _LINE.finditer(text):
         line = match.group().strip()
         if line and len(line) <= MAX_HEADING and (line.startswith("#") or not (
-                _CLOSED.search(line) or _ITEM.match(match.group()) or line.endswith(":"))):
+                _CLOSED.search(line) or _ITEM.match(match.group()) or line.endswith(":")
+                or _HEADER_FIELD.match(line))):
             found.append((match.start(), line))
     return found
 
