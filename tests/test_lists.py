@@ -73,6 +73,9 @@ def test_an_emails_header_lines_head_no_section():
              "1 June 2025.\n")
 
     assert named_section("What's the fee from 1 June?", email) is None
+    notes = "Date: 5 February 2025\nDecisions:\n- Buy vans.\nDate: 5 March 2025\n- Sell vans.\n"
+    assert named_section("What was decided on 5 February?", notes).heading == \
+        "Date: 5 February 2025"  # a meeting's date line heads its notes
 
 
 def test_the_list_asked_for_is_the_one_its_label_names():

@@ -35,8 +35,9 @@ _LINE = re.compile(r"[^\n]*")
 _CLOSED = re.compile(r"""[.!?;]["'”’)\]]*\s*$""")
 MAX_HEADING = 100  # characters of a line that can head a section
 MIN_ITEM_WORDS = 2  # of the question's that a list's items share, when its label shares none
-# an e-mail's header line: no heading, though short ("Subject: New rota from 1 June")
-_HEADER_FIELD = re.compile(r"(?:from|to|cc|bcc|date|sent|subject):\s", re.I)
+# an e-mail's header line: no heading, though short ("Subject: New rota from 1 June"); a
+# "Date:" line is kept, which heads a meeting's notes as often
+_HEADER_FIELD = re.compile(r"(?:from|to|cc|bcc|sent|subject):\s", re.I)
 _ITEM = re.compile(r"[ \t]*(?:[-*•–]|\d{1,2}[.)]|[a-z][.)])[ \t]+(?=\S)")
 # "What was agreed at the 3 March meeting?" asks for a section's list as "List..." does
 _WHAT_WAS = re.compile(r"^\s*what\s+(?:was|were|did|has|have|is|are)\b", re.I)
