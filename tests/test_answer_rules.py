@@ -361,6 +361,18 @@ def test_a_question_for_a_time_code_address_or_number_needs_one(question, text, 
     assert kinds.lacks_asked_value(question, text) is lacks
 
 
+@pytest.mark.parametrize(("question", "text", "another"), [
+    ("How many parcels did the hub issue in 2022?", "Parcels issued: 5,310 (2023: 4,175)", True),
+    ("What was the budget in 2023-24?", "The 2024-25 budget is £5m.", True),
+    ("What was the budget in 2024?", "The 2024-25 budget is £5m.", False),  # a span's year
+    ("What was the budget in 24/25?", "The 2024-25 budget is £5m.", False),  # written so
+    ("What was the budget?", "The 2024-25 budget is £5m.", False),  # no year asked
+    ("What was the budget in 2022?", "The budget is £5m.", False),  # no year said
+])
+def test_another_years_figure_is_no_answer(question, text, another):
+    assert kinds.names_another_year(question, text) is another
+
+
 @pytest.mark.parametrize("text", ["Fifty guests came.", "About 50 guests came.",
                                   "A dozen guests came."])
 def test_a_number_in_words_or_digits_answers_how_many(text):

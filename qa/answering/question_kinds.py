@@ -43,8 +43,11 @@ from qa.words import (
     WORD,
     YES_NO,
     any_of,
+    years_as_one_word,
 )
 
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_YEARS = re.compile(r"years(\d\d)(\d\d)")  # a span of two years (`years_as_one_word`)
 _QUESTION_START = re.compile(any_of((
     "what", "which", "who", "whom", "whose", "when", "where", "why", "how", *AUXILIARIES,
     "list", "name", "enumerate", "tell", "explain", "describe",
@@ -175,6 +178,33 @@ def lacks_asked_value(question: str, text: str) -> bool:
     phone number or extension, a street address."""
     holds = _asked_value(question)
     return holds is not None and not holds.search(text)
+
+
+def names_another_year(question: str, text: str) -> bool:
+    """Whether the question asks of a year that `text` does not name, though it names
+    another ("How many parcels did the hub issue in 2022?" of "Parcels issued: 5,310
+    (2023: 4,175)"): another year's figure is no answer. A span of two years, however
+    written ("2024-25", "24/25"), holds each of its years, not another span."""
+    asked, said = _years(question), _years(text)
+    return bool(asked and said) and not any(_holds(said, year) for year in asked)
+
+
+def _years(text: str) -> set[str]:
+    """The years a text names, a span of two years as one word (`years_as_one_word`)."""
+    return {word for word in WORD.findall(years_as_one_word(text))
+            if _YEAR.fullmatch(word) or _YEARS.fullmatch(word)}
+
+
+def _holds(said: set[str], year: str) -> bool:
+    """Whether the years said hold the year (or span) asked."""
+    return year in said or bool(_span_years(year) & said) or any(
+        year in _span_years(other) for other in said)
+
+
+def _span_years(word: str) -> set[str]:
+    """The two years of a span ("years2425": 2024, 2025); none of a year."""
+    span = _YEARS.fullmatch(word)
+    return {f"20{span[1]}", f"20{span[2]}"} if span else set()
 
 
 def states_a_value(text: str) -> bool:

@@ -69,6 +69,7 @@ from qa.answering.question_kinds import (
     lacks_asked_value,
     leads_with,
     named_things,
+    names_another_year,
     names_the_doer,
     specific_names,
     spells_out,
@@ -310,7 +311,8 @@ def compose_answer(
         answers = row_answers(question, best.text, best.hit.title, asked) and (
             score >= threshold or assessment.signals[assessment.chosen[0]].coverage >= 1.0)
     if (not answers or assessment.names_unknown
-            or lacks_asked_value(asked or question, _window_text(best))):
+            or lacks_asked_value(asked or question, _window_text(best))
+            or names_another_year(asked or question, _up_to(best))):
         return Answer(question, NOT_FOUND, False, (), score=score)
     candidates = assessment.candidates
     spans = _joined([(candidates[i].hit,
@@ -382,6 +384,12 @@ def evidence_answer(claim: str, query_vector: np.ndarray, hits: Sequence[Hit],
     scores = _fused(similarities, bm25_scores(claim, [c.text for c in candidates]))
     best = candidates[int(np.argmax(scores))]
     return quoted(claim, [(best.hit, best.sentence.start, best.sentence.end)], score)
+
+
+def _up_to(candidate: "_Candidate") -> str:
+    """The candidate's passage up to the end of the sentence: what it says under its
+    headings ("2024 in numbers", then "Parcels issued: 5,310 (2023: 4,175)")."""
+    return candidate.hit.text[:candidate.sentence.end - candidate.hit.start]
 
 
 def _window_text(candidate: "_Candidate") -> str:
