@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qa import QAError
-from qa.answering.conversation import FOLLOW_UP_TURNS, standalone_question
+from qa.answering.conversation import FOLLOW_UP_TURNS, standalone_question, the_other_named
 from qa.answering.quoted import NOT_FOUND
 from qa.search import reciprocal_rank_fusion
 from tests.helpers import index_of
@@ -283,6 +283,32 @@ def test_a_chat_of_5000_phrase_follow_ups_reads_only_its_last_turns():
         standalone_question("And at York?", history[-FOLLOW_UP_TURNS:])
     assert standalone_question("And at York?", history[:3]) == \
         "Who is the fire warden at York?"
+
+
+@pytest.mark.parametrize(("follow_up", "searched"), [
+    ("and at the other site?", "What are the goods-in hours at Alderwick Hub?"),
+    ("What's the phone number of the other site?", "What's the phone number of Alderwick Hub?"),
+    ("and at York?", None),  # no "the other": made standalone otherwise
+])
+def test_the_other_of_two_is_asked_of_by_name(follow_up, searched):
+    earlier = [("What are the goods-in hours at Kettlebrook?", "Mon to Fri, 09:00-12:00. [1]")]
+
+    def other_of(name: str) -> str | None:  # what the tables say: two sites
+        return "Alderwick Hub" if name == "Kettlebrook" else None
+
+    assert the_other_named(follow_up, earlier, other_of) == searched
+
+
+def test_a_follow_up_about_the_other_site_is_answered_from_the_other_sites_row(tmp_path):
+    index = index_of(tmp_path, {"sites.csv": "Site,Address,Goods-in\n"
+                                             "Kettlebrook Depot,7 Salt Road,Mon-Fri 09:00-12:00\n"
+                                             "Alderwick Hub,3 Chapel Yard,Thu 10:00-12:00\n"})
+    answer = index.ask("and at the other site?",
+                       history=[("What are the goods-in hours at Kettlebrook?",
+                                 "Mon-Fri 09:00-12:00. [1]")])
+    index.close()
+
+    assert "Thu 10:00-12:00" in answer.text.split("[1]")[0]
 
 
 HANDBOOK = """# Staff handbook

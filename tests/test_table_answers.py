@@ -17,8 +17,9 @@ from qa.answering.tables import (
     choose_table,
     compute,
     question_operation,
+    the_other,
 )
-from qa.loaders.cells import parse_cell
+from qa.loaders.cells import Table, TableRow, parse_cell
 from qa.loaders.tables import row_fields
 from qa.search import Hit
 from tests.helpers import index_of
@@ -550,6 +551,30 @@ def test_an_average_the_table_states_as_a_column_is_not_averaged_again():
 
     assert compute("average", "What is the average days to relet across all estates?",
                    rows) is None
+
+
+@pytest.mark.parametrize(("sites", "other"), [
+    (["Kettlebrook Depot", "Alderwick Hub"], "Alderwick Hub"),
+    (["Kettlebrook Depot", "Alderwick Hub", "Farm office"], None),  # "the other" of three
+    (["Alderwick Hub", "Ashby Lane"], None),  # Kettlebrook is neither
+])
+def test_the_other_of_two_is_the_other_value_of_a_column_of_two(sites, other):
+    assert the_other("Kettlebrook", [_sites(sites)]) == other
+
+
+def test_tables_that_name_the_other_at_length_agree_on_its_shortest_name():
+    longer = _sites(["Alderwick Hub, 3 Chapel Yard", "Kettlebrook"])
+
+    assert the_other("Kettlebrook", [_sites(["Kettlebrook Depot", "Alderwick Hub"]),
+                                     longer]) == "Alderwick Hub"
+    assert the_other("Kettlebrook", [_sites(["Kettlebrook Depot", "Ashby Lane"]),
+                                     longer]) is None  # they disagree
+
+
+def _sites(sites: list[str]) -> Table:
+    return Table("Sites", ("Site", "Phone"), tuple(
+        TableRow((("Site", parse_cell(site)), ("Phone", parse_cell(f"0163 {n}"))))
+        for n, site in enumerate(sites)))
 
 
 def test_a_table_lacking_a_year_or_the_thing_asked_is_not_chosen():

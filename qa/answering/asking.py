@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from qa.answering.conversation import standalone_question, with_previous
+from qa.answering.conversation import standalone_question, the_other_named, with_previous
 from qa.answering.generated import llm_answer, rewrite_question
 from qa.answering.lists import (
     Section,
@@ -61,7 +61,7 @@ from qa.answering.response import Response
 from qa.answering.results import Answer
 from qa.answering.summary import documents_to_summarize, named_documents, prose_sentences
 from qa.answering.summary import headings as summary_headings
-from qa.answering.tables import question_operation, table_answer
+from qa.answering.tables import question_operation, table_answer, the_other
 from qa.backends import Backend, DocumentInfo
 from qa.backends.base import SentenceRow, recorded_dim
 from qa.indexing.embedding import Embedder
@@ -252,7 +252,31 @@ class Asked:
         """The question made standalone: a follow-up's words that refer back replaced."""
         rewritten = self.llm and self.history and rewrite_question(
             self.llm, self.question, self.history)
-        return rewritten or standalone_question(self.question, self.history)
+        if rewritten:
+            return rewritten
+        return self.of_the_other or standalone_question(self.question, self.history)
+
+    @cached_property
+    def of_the_other(self) -> str | None:
+        """A follow-up of "the other site" asked of it by name (`the_other_named`)."""
+        return the_other_named(self.question, self.history, self.other_of)
+
+    @property
+    def typed(self) -> str:
+        """The user's own words to read an answer by (a follow-up's "and his phone?" names
+        the column asked), unless the question was asked again of the other of two: "and
+        at the other site?" names no column "Site"."""
+        return self.query if self.of_the_other else self.question
+
+    def other_of(self, name: str) -> str | None:
+        """The other of two things, one of which `name` names, by the tables of the
+        documents found for it and for the previous question (`qa.answering.tables.
+        the_other`)."""
+        found = self.asker.search([name, self.history[-1][0]], ANSWER_PASSAGES, "hybrid",
+                                  self.within)[1]
+        paths = dict.fromkeys(hit.source for hits in found for hit in hits)
+        return the_other(name, [table for path in paths
+                                for table in self.asker.backend.document_tables(path) or ()])
 
     @cached_property
     def found(self) -> Found:
@@ -328,13 +352,13 @@ def quoted_answer(asked: Asked) -> Response:
     found, asker = asked.found, asked.asker
     answer = compose_answer(
         asked.query, found.vector, found.hits, found.sentences, found.frequencies,
-        asker.answer_threshold, asked=asked.question, read=asker.read, verify=asker.verify)
+        asker.answer_threshold, asked=asked.typed, read=asker.read, verify=asker.verify)
     joined = None if answer.found or asked.llm else with_previous(asked.question, asked.history)
     if joined is not None:  # a follow-up the documents do not answer alone
         _, (vector, hits, sentences, frequencies) = asker.answer_inputs(
             joined, asked.k, asked.within)
         again = compose_answer(joined, vector, hits, unsaid(sentences, hits, asked.history),
-                               frequencies, asker.answer_threshold, asked=asked.question,
+                               frequencies, asker.answer_threshold, asked=asked.typed,
                                read=asker.read, verify=asker.verify)
         answer = again if again.found and shares_a_word(asked.question, again) else answer
     return written(asked, headed(asked, answer))

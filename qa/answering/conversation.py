@@ -23,11 +23,14 @@ is searched as "How much is it for cats?".
 A follow-up that names nothing of what it refers to ("can I carry some over?" after "How
 many days of leave do I get?") is searched on its own first; when the documents do not
 answer it so, it is searched again after the previous question (`with_previous`).
+"The other site" (or office, branch...) is the other of two that the previous question
+named one of: `the_other_named` finds which, the other value of a table's column of two
+("What are the hours at Kettlebrook?" "And at the other site?": at Alderwick Hub).
 Only the last FOLLOW_UP_TURNS turns are looked at, however long the conversation.
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from qa.stemming import index_term
 from qa.words import MONTHS, PRONOUNS, STOPWORDS, WEEKDAYS, WORD, any_of
@@ -65,6 +68,8 @@ _NEXT_PREPOSITION = re.compile(rf"\s+{_PREPOSITION}\b", re.IGNORECASE)
 _SUBJECTS = ("i", "we", "you", "they", "he", "she", "it")
 _CITATION = re.compile(r"\s*\[\d+\]")
 _VALUE = re.compile(r"[^\s;,]*[\d@][^\s;,]*")  # "01632 960415", "helen.marsh@example.org"
+_THE_OTHER = re.compile(r"\bthe other (?:one|[a-z]+(?<!s))\b", re.IGNORECASE)
+_POSSESSIVE_END = re.compile(r"['’]s$")
 _SENTENCE = re.compile(r".*?(?:[.!?](?:\s*\[\d+\])*(?=\s|$)|$)", re.S)
 
 
@@ -88,6 +93,27 @@ def standalone_question(question: str, history: Sequence[tuple[str, str]] = ()) 
         named = " ".join(_VALUE.sub("", first_sentence(answer)).split()) if names else ""
         questions[:0] = [earlier, named]
     return " ".join(part for part in questions[-1:] + questions[:-1] if part)
+
+
+def the_other_named(question: str, history: Sequence[tuple[str, str]],
+                    other_of: Callable[[str], str | None]) -> str | None:
+    """The follow-up `question` about "the other <thing>" made standalone with the other
+    of two that the previous question names one of (`other_of(name)`: the other, or
+    None): a phrase ("and at the other site?") asks the previous question of it, a
+    question of its own has it in place of "the other site"; None when it says no "the
+    other", or no name of the previous question has one other."""
+    found = _THE_OTHER.search(question)
+    if found is None or not history:
+        return None
+    previous = standalone_question(history[-1][0], recent_turns(history)[:-1])
+    for match in _NAME.finditer(previous, 1):
+        name = _POSSESSIVE_END.sub("", match.group())
+        other = other_of(name)
+        if other and only_a_phrase(question):
+            return f"{previous[:match.start()]}{other}{previous[match.start() + len(name):]}"
+        if other:
+            return f"{question[:found.start()]}{other}{question[found.end():]}"
+    return None
 
 
 def with_previous(question: str, history: Sequence[tuple[str, str]]) -> str | None:

@@ -35,7 +35,7 @@ again.
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -115,6 +115,30 @@ class Row:
     caption: str
     cells: dict[str, Cell]
     table: int = 0
+
+
+def the_other(name: str, tables: Iterable[Table]) -> str | None:
+    """The other of two things: the one other value of a column of two values, one of
+    which `name` names ("Kettlebrook" of "Kettlebrook Depot" beside "Alderwick Hub" in a
+    column Site), as "the other site" asks: the one the tables agree on, or that the others
+    open with ("Alderwick Hub" of "Alderwick Hub, 3 Chapel Yard"); None when no table has
+    such a column, or the tables disagree."""
+    others = set()
+    for table in tables:
+        columns: dict[str, set[str]] = {}
+        for row in table.rows:
+            for column, cell in row.cells:
+                text = cell.text.strip()
+                if text and not _TOTAL_ROW.fullmatch(text):
+                    columns.setdefault(column, set()).add(text)
+        for texts in columns.values():
+            named = [text for text in texts if _names(name, text) or _named_first(
+                _leading(text), {w for other in texts - {text} for w in _leading(other)},
+                _words(name))]
+            if len(texts) == 2 and len(named) == 1:
+                others |= texts - set(named)
+    agreed = [other for other in others if all(each.startswith(other) for each in others)]
+    return agreed[0] if len(agreed) == 1 else None
 
 
 def question_operation(question: str) -> str | None:
