@@ -505,6 +505,18 @@ def test_a_difference_between_two_columns_of_the_one_row_named(question, expecte
     assert [row.cells["Site"].text for row in used] == [expected.split(",")[0]]
 
 
+def test_a_difference_between_rows_named_in_part_is_in_the_order_named():
+    rows = _rows(["Budget: Hall: Hawthorn Hall; Maintenance: 280,000.",
+                  "Budget: Hall: Millrace House; Maintenance: 310,000.",
+                  "Budget: Hall: Quarry Lane Court; Maintenance: 145,000."])
+
+    headline, _ = compute("difference", "How much more maintenance at Millrace than at "
+                                        "Hawthorn?", rows)
+
+    assert headline == ("Maintenance, Millrace House minus Hawthorn Hall: 30,000 "
+                        "(computed: 310,000 − 280,000).")
+
+
 def test_a_change_of_one_row_between_years_written_short():
     rows = _rows(["Fees: Department: Family; 2022/23: £274,000; 2023/24: £318,000.",
                   "Fees: Department: Probate; 2022/23: £190,000; 2023/24: £201,000."])

@@ -372,7 +372,7 @@ def _difference(question: str, rows: Sequence[Row], columns: list[str], column: 
              if _has_number(row, column)]
     if len(named) != 2:
         return None
-    first, second = sorted(named, key=lambda row: _place(question, _texts(row)))
+    first, second = sorted(named, key=lambda row: _place(question, row, named))
     a, b = first.cells[column], second.cells[column]
     difference = _number(first, column) - _number(second, column)
     names = [_name(row, label) for row in (first, second)]
@@ -705,11 +705,13 @@ def _named_columns(question: str, columns: Sequence[str]) -> list[str]:
     return [column for _, column in sorted(named)]
 
 
-def _place(question: str, texts: Sequence[str]) -> int:
-    """Where the question first names one of the texts (its length if it names none)."""
-    lower = question.lower()
-    found = [lower.find(text.lower()) for text in texts]
-    return min((at for at in found if at >= 0), default=len(lower))
+def _place(question: str, row: Row, rows: Sequence[Row]) -> int:
+    """Where the question first says a word of the row's cells that the other `rows` lack
+    (its number of words if it says none): "Millrace" of "Millrace House"."""
+    own = _words(" ".join(_texts(row))) - _words(" ".join(
+        text for other in rows if other is not row for text in _texts(other)))
+    asked = [index_term(word) for word in WORD.findall(years_as_one_word(question).lower())]
+    return next((n for n, word in enumerate(asked) if word in own), len(asked))
 
 
 def _words(text: str) -> set[str]:
