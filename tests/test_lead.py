@@ -71,6 +71,11 @@ from qa.answering.quoted import row_answers
      "Yes"),
     ("I'm 23, am I allowed to drive one of the vans?",
      "Only drivers aged 25 or over may drive the vans.", "No"),
+    ("Can drivers carry a £200 change float?",  # "carry more than" bounds; "carry over" not
+     "Drivers must not carry more than £150 in change float.", "No"),
+    ("Is the fee £25?", "The fee is not £30.", NO_VERDICT),  # "not £30" says nothing of £25
+    ("Does a member's assistant have to pay a fare?", "A member's assistant rides free.",
+     "No"),
     ("Does the training have to be refreshed every 3 years?",
      "All staff refresh the training every two years.", "No"),
     ("Is the Orrery adult ticket £9?", "An adult ticket at the Tidewell is £9.", NO_VERDICT),

@@ -62,7 +62,7 @@ _PAIRS = (
     ("available", "unavailable"), ("alone", "accompanied"), ("own", "accompanied"),
     ("alone", "escorted"), ("own", "escorted"), ("unaccompanied", "accompanied"),
     ("alone", "supervised"), ("own", "supervised"), ("unsupervised", "supervised"),
-    ("free", "charged"), ("free", "paid"), ("true", "false"), ("alive", "dead"),
+    ("free", "charged"), ("free", "paid"), ("free", "pay"), ("true", "false"), ("alive", "dead"),
     ("public", "private"), ("required", "optional"), ("mandatory", "optional"),
 )
 OPPOSITES: dict[str, set[str]] = {}
@@ -231,10 +231,12 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
     exact = within is None  # then an amount the quote says alone may decide it
     if exact:  # "every 3 years?" of "refresh it every two years"
         within = decides(question, amounts_of, exact=True)
+    tested = asked - {_modal(word) for word in content_words(untested(question))}
     if within is not None:  # the amount is compared: its words need not be said
-        asked = {_modal(word) for word in content_words(untested(question))}
+        asked -= tested
     missing = asked - said
-    if len(missing) > max(1, len(asked) // 3) and not decided:
+    if (len(missing) > max(1, len(asked) // 3) or _has_digits(tested & missing)) \
+            and not decided:  # nor, by its words, a number the quote does not say
         return NO_VERDICT
     if within is not None:  # a Yes, or a No of another amount, is of what is asked about
         subject = {_modal(word) for word in yes_no_subject(question)
@@ -303,6 +305,10 @@ def someone_else(question: str, quote: str) -> bool:
     at = next((i for i, word in enumerate(words) if index_term(word) in done), None)
     who = {index_term(word) for word in content_words(" ".join(words[:at or 0]))}
     return bool(who) and not who & {index_term(w) for w in content_words(only["who"])}
+
+
+def _has_digits(words: set[str]) -> bool:
+    return any(char.isdigit() for word in words for char in word)
 
 
 def _modal(word: str) -> str:

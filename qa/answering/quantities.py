@@ -192,8 +192,8 @@ def decides(question: str, text: str, exact: bool = False) -> bool | None:
         else:  # a range or a bound: does it hold what the text says?
             inner, outer = said, asked
         if said.low == said.high and asked.low == asked.high:
-            if exact:
-                verdicts.add((said.low == asked.low) != _turned(text, said))
+            if exact and not _turned(text, said):  # "not £30" says nothing of £25
+                verdicts.add(said.low == asked.low)
             continue
         turned = _turned(text, said)
         if inner.within(outer):
@@ -332,7 +332,7 @@ def _limited(text: str, amount: Amount) -> Span | None:
     before = _BOUND_BEFORE.search(text, max(0, amount.start - _LOOK_BACK), amount.start)
     if before and before["by"] and _CLOCK not in amount.units:
         return None
-    if before and before["above"] and _CARRIED.search(
+    if before and (before["above"] or "").lower() == "over" and _CARRIED.search(
             text, max(0, before.start() - _LOOK_BACK), before.start()):
         before = None  # "carry over 3 days": a verb's "over", no bound
     bound = before or _BOUND_AFTER.match(text, amount.end)
