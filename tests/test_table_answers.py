@@ -557,6 +557,17 @@ def test_a_row_is_named_in_part_only_when_no_cell_is_named_whole():
     assert headline == "Name: Ada Berg, Bo Chen."
 
 
+def test_the_words_naming_the_column_asked_name_no_row():
+    rows = _rows(["Budget: Cost line: Fuel; Tanners Row Yard: 96,000; Saltmarsh Road Yard: 41,000.",
+                  "Budget: Cost line: PPE; Tanners Row Yard: 9,800; Saltmarsh Road Yard: 4,100.",
+                  "Budget: Cost line: Yard rent; Tanners Row Yard: 48,000; "
+                  "Saltmarsh Road Yard: 27,500."])
+
+    headline, _ = compute("total", "What's the total budget for the Saltmarsh Road yard?", rows)
+
+    assert headline == "Total Saltmarsh Road Yard: 72,600 (computed: 41,000 + 4,100 + 27,500)."
+
+
 def test_an_average_the_table_states_as_a_column_is_not_averaged_again():
     rows = _rows(["Estates: Estate: Millbrook; Average days to relet: 31.",
                   "Estates: Estate: Harrow Fields; Average days to relet: 44."])

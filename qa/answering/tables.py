@@ -368,8 +368,8 @@ def _counted(question: str, rows: Sequence[Row], columns: list[str], numeric: li
 def _difference(question: str, rows: Sequence[Row], columns: list[str], column: str,
                 label: str | None) -> tuple[str, list[Row]] | None:
     """A minus B, for the two rows the question names, in the order it names them."""
-    named = [row for row in _rows_named(question, rows, [c for c in columns if c != column])
-             if _has_number(row, column)]
+    named = [row for row in _rows_named(question, rows, [c for c in columns if c != column],
+                                        _words(column)) if _has_number(row, column)]
     if len(named) != 2:
         return None
     first, second = sorted(named, key=lambda row: _place(question, row, named))
@@ -388,7 +388,8 @@ def _between_columns(question: str, rows: Sequence[Row]) -> tuple[str, list[Row]
     columns = list(dict.fromkeys(name for row in rows for name in row.cells))
     numeric = [c for c in columns if _is_numeric(c, rows)]
     named_columns = _named_columns(question, numeric)
-    named = _rows_named(question, rows, [c for c in columns if c not in numeric])
+    named = _rows_named(question, rows, [c for c in columns if c not in numeric],
+                        _words(" ".join(named_columns)))
     if len(named_columns) != 2 or len(named) != 1:
         return None
     row = named[0]
@@ -455,7 +456,7 @@ def _across(operation: str, question: str, rows: Sequence[Row], columns: list[st
     no column ("the total energy spend": the row Energy, over its quarters), its columns
     that total or compare the others ("Total", "Change") left out; None when it names no
     row, or several ("What is the total number of teams?" sums no floors)."""
-    named = _rows_named(question, rows, [c for c in columns if c not in numeric])
+    named = _rows_named(question, rows, [c for c in columns if c not in numeric], set())
     if len(named) != 1:
         return None
     row = named[0]
@@ -585,7 +586,8 @@ def _filtered(question: str, rows: Sequence[Row], columns: list[str],
     kept, flags = list(rows), _flags(rows, columns)
     cells = _named_cells(question, rows, [  # a number counts where its column is named
         c for c in columns if c != exclude
-        and (not _is_numeric(c, rows) or _named_column(question, [c]))])
+        and (not _is_numeric(c, rows) or _named_column(question, [c]))],
+        _words(exclude) if exclude else set())
     for column, named in cells.items():
         if named and all(_negates(question, row.cells[column].text) for row in named):
             named = [row for row in rows if row not in named]
@@ -643,26 +645,28 @@ def _names(question: str, value: str) -> bool:
     return bool(words) and words <= asked
 
 
-def _rows_named(question: str, rows: Sequence[Row], columns: Sequence[str]) -> list[Row]:
+def _rows_named(question: str, rows: Sequence[Row], columns: Sequence[str],
+                spent: set[str]) -> list[Row]:
     """The rows with a cell in one of `columns` that the question names (`_named_cells`)."""
-    named = {id(row) for found in _named_cells(question, rows, columns).values()
+    named = {id(row) for found in _named_cells(question, rows, columns, spent).values()
              for row in found}
     return [row for row in rows if id(row) in named]
 
 
-def _named_cells(question: str, rows: Sequence[Row],
-                 columns: Sequence[str]) -> dict[str, list[Row]]:
+def _named_cells(question: str, rows: Sequence[Row], columns: Sequence[str],
+                 spent: set[str]) -> dict[str, list[Row]]:
     """For each column, the rows whose cell in it the question names: all the cell's words
     (`_names`); or, when it names no cell of these columns so, the cell's first words,
     up to one that tells it from the column's other cells ("Hollins Road" names "Hollins
     Road Pool" beside "Brackley Vale Pool"; "Millrace" names "Millrace House"; "staff" no
     note "Includes staff training"). "List all contacts at Tanner Street Gym" names the
-    site, not the role "Gym manager"."""
+    site, not the role "Gym manager"; the words `spent` naming the column asked name no
+    row in part ("the Saltmarsh Road yard's budget" names no cost line "Yard rent")."""
     fully = {column: [row for row in rows if column in row.cells
                       and _names(question, row.cells[column].text)] for column in columns}
     if any(fully.values()):
         return fully
-    asked = _words(question)
+    asked = _words(question) - spent
     told = {}
     for column in columns:
         texts = {row.cells[column].text for row in rows if column in row.cells}
