@@ -74,6 +74,9 @@ from qa.answering.quoted import row_answers
     ("Can drivers carry a £200 change float?",  # "carry more than" bounds; "carry over" not
      "Drivers must not carry more than £150 in change float.", "No"),
     ("Is the fee £25?", "The fee is not £30.", NO_VERDICT),  # "not £30" says nothing of £25
+    ("can 3 nurses from the same site be on leave at the same time?",  # a bound, other words
+     "No more than two members of the same team at one site may be on leave at the same "
+     "time.", "No"),
     ("Does a member's assistant have to pay a fare?", "A member's assistant rides free.",
      "No"),
     ("Does the training have to be refreshed every 3 years?",

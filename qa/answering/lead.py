@@ -36,7 +36,7 @@ traceable as the quote it comes from.
 
 import re
 
-from qa.answering.quantities import decides, in_digits, names_money, untested
+from qa.answering.quantities import bounds, decides, in_digits, names_money, untested
 from qa.answering.question_kinds import (
     answer_type,
     content_words,
@@ -235,9 +235,9 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
     if within is not None:  # the amount is compared: its words need not be said
         asked -= tested
     missing = asked - said
-    if (len(missing) > max(1, len(asked) // 3) or _has_digits(tested & missing)) \
-            and not decided:  # nor, by its words, a number the quote does not say
-        return NO_VERDICT
+    if (len(missing) > max(1, len(asked) // 3) or _has_digits(tested & missing)
+            and not bounds(amounts_of)) and not decided:  # nor, by its words, a number
+        return NO_VERDICT  # the quote neither says nor bounds ("£25?" of "not £30")
     if within is not None:  # a Yes, or a No of another amount, is of what is asked about
         subject = {_modal(word) for word in yes_no_subject(question)
                    if not word[0].isdigit()} - {DUTY, LEAVE}  # not "14" of "a 14-year-old"

@@ -237,6 +237,11 @@ def untested(question: str) -> str:
     return text
 
 
+def bounds(text: str) -> bool:
+    """Whether the text sets a limit or a range on an amount ("no more than two members")."""
+    return any(span.low != span.high for span in spans(text))
+
+
 def names_money(text: str) -> bool:
     """Whether the text names an amount of money ("£27,500", "$40")."""
     return any(amount.units & _MONEY for amount in amounts(text))
