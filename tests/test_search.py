@@ -286,15 +286,16 @@ def test_a_chat_of_5000_phrase_follow_ups_reads_only_its_last_turns():
 
 
 @pytest.mark.parametrize(("follow_up", "searched"), [
-    ("and at the other site?", "What are the goods-in hours at Alderwick Hub?"),
-    ("What's the phone number of the other site?", "What's the phone number of Alderwick Hub?"),
+    ("and at the other site?", "What are the goods-in hours at the Alderwick Hub?"),
+    ("What's the phone number of the other site?", "What's the phone number of Alderwick?"),
     ("and at York?", None),  # no "the other": made standalone otherwise
 ])
 def test_the_other_of_two_is_asked_of_by_name(follow_up, searched):
-    earlier = [("What are the goods-in hours at Kettlebrook?", "Mon to Fri, 09:00-12:00. [1]")]
+    earlier = [("What are the goods-in hours at the Kettlebrook depot?", "09:00-12:00. [1]")]
 
-    def other_of(name: str) -> str | None:  # what the tables say: two sites
-        return "Alderwick Hub" if name == "Kettlebrook" else None
+    def other_of(name: str) -> list[tuple[str, str]]:  # what the tables say: two sites
+        return [("Kettlebrook", "Alderwick"), ("Kettlebrook Depot", "Alderwick Hub")] \
+            if name == "Kettlebrook" else []
 
     assert the_other_named(follow_up, earlier, other_of) == searched
 

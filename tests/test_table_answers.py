@@ -576,22 +576,23 @@ def test_an_average_the_table_states_as_a_column_is_not_averaged_again():
                    rows) is None
 
 
-@pytest.mark.parametrize(("sites", "other"), [
-    (["Kettlebrook Depot", "Alderwick Hub"], "Alderwick Hub"),
-    (["Kettlebrook Depot", "Alderwick Hub", "Farm office"], None),  # "the other" of three
-    (["Alderwick Hub", "Ashby Lane"], None),  # Kettlebrook is neither
+@pytest.mark.parametrize(("sites", "pairs"), [
+    (["Kettlebrook Depot", "Alderwick Hub"], [("Kettlebrook Depot", "Alderwick Hub")]),
+    (["Kettlebrook Depot", "Alderwick Hub", "Farm office"], []),  # "the other" of three
+    (["Alderwick Hub", "Ashby Lane"], []),  # Kettlebrook is neither
 ])
-def test_the_other_of_two_is_the_other_value_of_a_column_of_two(sites, other):
-    assert the_other("Kettlebrook", [_sites(sites)]) == other
+def test_the_other_of_two_is_the_other_value_of_a_column_of_two(sites, pairs):
+    assert the_other("Kettlebrook", [_sites(sites)]) == pairs
 
 
-def test_tables_that_name_the_other_at_length_agree_on_its_shortest_name():
+def test_tables_that_name_the_other_at_length_agree_when_each_opens_with_the_shortest():
     longer = _sites(["Alderwick Hub, 3 Chapel Yard", "Kettlebrook"])
 
     assert the_other("Kettlebrook", [_sites(["Kettlebrook Depot", "Alderwick Hub"]),
-                                     longer]) == "Alderwick Hub"
+                                     longer]) == [("Kettlebrook", "Alderwick Hub, 3 Chapel Yard"),
+                                                  ("Kettlebrook Depot", "Alderwick Hub")]
     assert the_other("Kettlebrook", [_sites(["Kettlebrook Depot", "Ashby Lane"]),
-                                     longer]) is None  # they disagree
+                                     longer]) == []  # they disagree
 
 
 def _sites(sites: list[str]) -> Table:

@@ -268,7 +268,7 @@ class Asked:
         at the other site?" names no column "Site"."""
         return self.query if self.of_the_other else self.question
 
-    def other_of(self, name: str) -> str | None:
+    def other_of(self, name: str) -> list[tuple[str, str]]:
         """The other of two things, one of which `name` names, by the tables of the
         documents found for it and for the previous question (`qa.answering.tables.
         the_other`)."""

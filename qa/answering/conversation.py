@@ -96,23 +96,30 @@ def standalone_question(question: str, history: Sequence[tuple[str, str]] = ()) 
 
 
 def the_other_named(question: str, history: Sequence[tuple[str, str]],
-                    other_of: Callable[[str], str | None]) -> str | None:
+                    other_of: Callable[[str], list[tuple[str, str]]]) -> str | None:
     """The follow-up `question` about "the other <thing>" made standalone with the other
-    of two that the previous question names one of (`other_of(name)`: the other, or
-    None): a phrase ("and at the other site?") asks the previous question of it, a
-    question of its own has it in place of "the other site"; None when it says no "the
-    other", or no name of the previous question has one other."""
+    of two that the previous question names one of (`other_of(name)`: pairs of the
+    thing named, as the documents write it, and the other): a phrase ("and at the other
+    site?") asks the previous question of it, the longest thing named that the question
+    says whole in place ("the Wrenford studio": "the Kettleby Market office"), else its
+    name; a question of its own has it in place of "the other site". None when it says no
+    "the other", or no name of the previous question has one other."""
     found = _THE_OTHER.search(question)
     if found is None or not history:
         return None
     previous = standalone_question(history[-1][0], recent_turns(history)[:-1])
     for match in _NAME.finditer(previous, 1):
         name = _POSSESSIVE_END.sub("", match.group())
-        other = other_of(name)
-        if other and only_a_phrase(question):
-            return f"{previous[:match.start()]}{other}{previous[match.start() + len(name):]}"
-        if other:
-            return f"{question[:found.start()]}{other}{question[found.end():]}"
+        pairs = other_of(name)
+        if not pairs:
+            continue
+        shortest = min((other for _, other in pairs), key=len)
+        if not only_a_phrase(question):
+            return f"{question[:found.start()]}{shortest}{question[found.end():]}"
+        said, other = max(((named, other) for named, other in pairs
+                           if previous[match.start():].lower().startswith(named.lower())),
+                          key=lambda pair: len(pair[0]), default=(name, shortest))
+        return f"{previous[:match.start()]}{other}{previous[match.start() + len(said):]}"
     return None
 
 

@@ -117,13 +117,12 @@ class Row:
     table: int = 0
 
 
-def the_other(name: str, tables: Iterable[Table]) -> str | None:
-    """The other of two things: the one other value of a column of two values, one of
-    which `name` names ("Kettlebrook" of "Kettlebrook Depot" beside "Alderwick Hub" in a
-    column Site), as "the other site" asks: the one the tables agree on, or that the others
-    open with ("Alderwick Hub" of "Alderwick Hub, 3 Chapel Yard"); None when no table has
-    such a column, or the tables disagree."""
-    others = set()
+def the_other(name: str, tables: Iterable[Table]) -> list[tuple[str, str]]:
+    """The other of two things, as "the other site" asks: of each column of two values,
+    one of which `name` names, that cell and the other ("Kettlebrook Depot", "Alderwick
+    Hub"), sorted; none unless the others agree, all opening with the shortest of them
+    ("Alderwick Hub" and "Alderwick Hub, 3 Chapel Yard")."""
+    pairs = set()
     for table in tables:
         columns: dict[str, set[str]] = {}
         for row in table.rows:
@@ -136,9 +135,9 @@ def the_other(name: str, tables: Iterable[Table]) -> str | None:
                 _leading(text), {w for other in texts - {text} for w in _leading(other)},
                 _words(name))]
             if len(texts) == 2 and len(named) == 1:
-                others |= texts - set(named)
-    agreed = [other for other in others if all(each.startswith(other) for each in others)]
-    return agreed[0] if len(agreed) == 1 else None
+                pairs |= {(named[0], other) for other in texts - set(named)}
+    shortest = min((other for _, other in pairs), key=len, default="")
+    return sorted(pairs) if all(other.startswith(shortest) for _, other in pairs) else []
 
 
 def question_operation(question: str) -> str | None:
