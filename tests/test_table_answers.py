@@ -776,3 +776,66 @@ def test_rows_named_in_the_plural_are_the_rows_asked_about():
 
     assert headline == "Total Q3 (Cost line Staff costs): 297,500 (computed: 188,500 + 109,000)."
     assert compute("total", "What's the combined Q3 staff cost for both offices?", rows) is None
+
+
+def test_a_rise_is_the_later_column_minus_the_earlier_whichever_the_question_names_first():
+    rows = _rows(["Fleet: Cost line: Tyres; 2023/24 actual: 4,100; 2024/25 budget: 4,600.",
+                  "Fleet: Cost line: Fuel; 2023/24 actual: 18,900; 2024/25 budget: 19,300."])
+    question = "How much has the tyres budget gone up compared with last year's actual?"
+
+    headline, _ = compute(question_operation(question), question, rows)
+
+    assert headline == ("Tyres, 2024/25 budget minus 2023/24 actual: 500 "
+                        "(computed: 4,600 − 4,100).")
+
+
+def _two_sites(path: Path) -> Path:
+    """A workbook of two sheets with the same columns, one per site."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    for n, (site, fuel, tyres) in enumerate([("Northgate", 18900, 4100),
+                                             ("Southmoor", 7250, 1980)]):
+        sheet = book.active if n == 0 else book.create_sheet()
+        sheet.title = site
+        for row in [("Cost line", "2024/25 actual", "2025/26 budget"),
+                    ("Fuel", fuel - 500, fuel), ("Tyres", tyres - 300, tyres),
+                    ("Total", fuel + tyres - 800, fuel + tyres)]:
+            sheet.append(row)
+    book.save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def sites_index(tmp_path_factory):
+    index = index_of(tmp_path_factory.mktemp("sites"), {},
+                     lambda documents: _two_sites(documents / "depot_budgets.xlsx"))
+    yield index
+    index.close()
+
+
+@pytest.mark.parametrize(("question", "first", "sheets"), [
+    ("How much more is budgeted for fuel at Southmoor than at Northgate in 2025/26?",
+     "2025/26 budget, Fuel, Southmoor minus Northgate: -11650 (computed: 7250 − 18900).",
+     ["Southmoor", "Northgate"]),  # in the order named
+    ("What's the total tyres budget across both depots for 2025/26?",
+     "Total 2025/26 budget, Tyres: 6080 (computed: 4100 (Northgate) + 1980 (Southmoor)).",
+     ["Northgate", "Southmoor"]),
+    ("How much more is budgeted at Northgate than at Southmoor in 2025/26?",  # the totals
+     "2025/26 budget, Total, Northgate minus Southmoor: 13770 (computed: 23000 − 9230).",
+     ["Northgate", "Southmoor"]),
+])
+def test_one_row_is_added_or_compared_over_sheets_of_the_same_columns(sites_index, question,
+                                                                        first, sheets):
+    answer = sites_index.ask(question)
+
+    assert answer.text.startswith(first)
+    assert [c.quote.split(":")[0] for c in answer.citations] == sheets
+    _assert_cited_exactly(answer)
+
+
+def test_a_row_named_by_words_no_sheet_holds_is_not_replaced_by_the_totals(sites_index):
+    answer = sites_index.ask("How much more is budgeted for road tolls at Northgate than at "
+                             "Southmoor in 2025/26?")
+
+    assert "computed" not in answer.text

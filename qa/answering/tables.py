@@ -21,6 +21,9 @@ one row that reads most like the question:
 - the answer leads with the value, labelled as computed and shown with the cells that
   made it ("Total Spend: 1,240 (computed: 310 + 290 + 330 + 310) [1]"), and every row
   used follows, quoted and cited like any quote, so each figure can be traced;
+- a total or a difference of one row over sheets with the same columns (a workbook's
+  sheet per site or per year) is computed when the question names the sheets by their
+  captions, or says "both" or "across" for a total (`sheets_answer`);
 - a column the question names that holds a cell that is not a number ("free"), or
   amounts in different currencies, is not computed: the answer says which cell, and
   quotes the rows.
@@ -89,18 +92,21 @@ _HOW_MUCH = re.compile(r"\bhow (?:much|many)\b", re.I)
 # a change from one column to another: "grew the most", "the biggest increase"
 _CHANGE = re.compile(r"\b(?:grew|grow[sn]?|growth|rose|rises?|risen|increased?|increases|fell|"
                      r"falls?|fallen|drops?|dropped|decreased?|decreases|declined?|changed?|"
-                     r"changes|went up|go(?:es)? up|went down|go(?:es)? down)\b", re.I)
+                     r"changes|(?:went|gone|go(?:es)?) (?:up|down))\b", re.I)
 _FALL = re.compile(r"\b(?:fell|falls?|fallen|drops?|dropped|decreased?|decreases|declined?|"
-                   r"went down|go(?:es)? down)\b", re.I)
+                   r"(?:went|gone|go(?:es)?) down)\b", re.I)
 _PERCENT = re.compile(r"\b(?:percent|percentage|per cent)\b|%", re.I)
 _TOTAL_ROW = re.compile(r"(?:(?:grand|sub-?|year|annual)\s*)?totals?\b.*|sum|all|full[- ]year",
                         re.I)
 # columns that total or compare a row's others ("Total", "Full year"; "Change"): not added in
 _ROW_TOTAL = re.compile(r"\b(?:totals?|full[- ]year)\b", re.I)
 _COMPARED = re.compile(r"\b(?:change|difference|variance|growth)\b", re.I)
+_BOTH = re.compile(r"\b(?:both|across|combined|together|altogether)\b", re.I)
 _OVER_ROWS = re.compile(r"\b(?:(?:the )?number of|amount of|across|all|both|each|every|"
                         r"together)\b", re.I)
 _BRACKETED = re.compile(r"\([^)]*\)")  # "Q1 (Apr-Jun)" is named "Q1"
+# a year's last two digits: "years2425" (2024/25, `years_as_one_word`), "2025"
+_YEAR = re.compile(r"\byears(\d\d)\d\d\b|\b(?:19|20)(\d\d)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +252,10 @@ def table_answer(question: str, hits: Sequence[Hit], read: Reader,
     if operation is None:
         return None
     stored = {source: tables(source) for source in dict.fromkeys(h.source for h in hits)}
+    if operation in ("total", "difference"):
+        over_sheets = sheets_answer(operation, question, stored, read)
+        if over_sheets is not None:
+            return over_sheets
     found = hit_rows(hits, stored)
     chosen = choose_table(question, found)
     if chosen is None:
@@ -257,6 +267,82 @@ def table_answer(question: str, hits: Sequence[Hit], read: Reader,
     rows = table_rows(table[n], n, read(source)[0])
     computed = compute(operation, question, rows) if rows else None
     return _answer(question, *computed) if computed else None
+
+
+def sheets_answer(operation: str, question: str, stored: dict[str, Sequence[Table] | None],
+                  read: Reader) -> Answer | None:
+    """A total or a difference of one row over tables of one document with the same
+    columns, as a workbook's sheets of two sites or two years are: the tables the question
+    names by their captions (a word that tells each from the others: "at Northgate than at
+    Southmoor", "in 2025-26 than in 2024-25"), in that order, or for a total all of
+    them when it says "both" or "across"; then `over_sheets`. None when it names no two."""
+    for source, tables in stored.items():
+        for group in _same_columns(tables or ()):
+            sheets = [tables[n] for n in group] if tables else []
+            captions = [sheet.caption for sheet in sheets]
+            named = _named_columns(question, captions)
+            if operation == "total" and not named and _BOTH.search(question):
+                named = captions
+            if len(named) < 2 or operation == "difference" and len(named) != 2:
+                continue
+            passages = read(source)[0]
+            found = [table_rows(sheets[captions.index(caption)], group[captions.index(caption)],
+                                passages) for caption in named]
+            rows = [sheet for sheet in found if sheet]
+            computed = over_sheets(operation, question, rows, _words(" ".join(captions))) \
+                if len(rows) == len(found) else None
+            if computed is not None:
+                return _answer(question, *computed)
+    return None
+
+
+def _same_columns(tables: Sequence[Table]) -> list[list[int]]:
+    """The tables (their numbers) that share their column names, two or more, each with a
+    caption of its own."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for n, table in enumerate(tables):
+        groups.setdefault(table.header, []).append(n)
+    return [group for group in groups.values() if len(group) > 1
+            and len({tables[n].caption for n in group}) == len(group)
+            and all(tables[n].caption for n in group)]
+
+
+def over_sheets(operation: str, question: str, sheets: Sequence[Sequence[Row]],
+                captions: set[str]) -> tuple[str, list[Row]] | None:
+    """The total (or the first minus the second) of one row's cell in each of `sheets`:
+    the row the question names in every sheet by the same text (each sheet's total row
+    when it names nothing but the sheets, the column and the document), in the column it
+    names (else the one that totals each row, or the only column of numbers).
+    `captions`: the words of the sheets' captions, which name no row."""
+    rows = [row for sheet in sheets for row in sheet]
+    columns = list(dict.fromkeys(name for row in rows for name in row.cells))
+    numeric = [c for c in columns if _is_numeric(c, rows)]
+    column = _named_column(question, numeric) or _total_column(numeric) or (
+        numeric[0] if len(numeric) == 1 else None)
+    if column is None or len(sheets) < 2:
+        return None
+    labels = [c for c in columns if c not in numeric]
+    named = [_rows_named(question, [row for row in sheet if not _is_total_row(row)], labels,
+                         captions | _words(column)) for sheet in sheets]
+    if not all(named) and not _words(_without_operation(question)) - captions - _words(
+            " ".join([column, *_named(rows[0])])):  # names no row: the sheets' totals
+        named = [[row for row in sheet if _is_total_row(row)] for sheet in sheets]
+    if any(len(found) != 1 for found in named) or \
+            len({_texts(found[0])[0] for found in named}) != 1:
+        return None
+    chosen = [found[0] for found in named]
+    if not all(_has_number(row, column) for row in chosen):
+        return None
+    cells = [row.cells[column] for row in chosen]
+    what = f"{column}, {_texts(chosen[0])[0]}"
+    if operation == "difference":
+        a, b = cells
+        return (f"{what}, {chosen[0].caption} minus {chosen[1].caption}: "
+                f"{_format(_number(chosen[0], column) - _number(chosen[1], column), cells)} "
+                f"(computed: {a.text} − {b.text}).", chosen)
+    shown = " + ".join(f"{cell.text} ({row.caption})" for row, cell in zip(chosen, cells,
+                                                                            strict=True))
+    return f"{_total_or_average(operation, what, cells, shown)}.", chosen
 
 
 def _answer(question: str, headline: str, rows: Sequence[Row]) -> Answer:
@@ -382,8 +468,9 @@ def _difference(question: str, rows: Sequence[Row], columns: list[str], column: 
 def _between_columns(question: str, rows: Sequence[Row]) -> tuple[str, list[Row]] | None:
     """A minus B of the one row the question names, for the two columns of numbers it names
     in that order ("more in Q1 than in Q3": Q1 minus Q3), or the later minus the earlier
-    when it asks for a change ("grow from 2023 to 2024": 2024 minus 2023); None unless it
-    names exactly one row and two such columns."""
+    when it asks for a change (`_in_time`: "How much has it gone up on last year's
+    actual?" is the budget minus the actual); None unless it names exactly one row and two
+    such columns."""
     columns = list(dict.fromkeys(name for row in rows for name in row.cells))
     numeric = [c for c in columns if _is_numeric(c, rows)]
     named_columns = _named_columns(question, numeric)
@@ -392,13 +479,24 @@ def _between_columns(question: str, rows: Sequence[Row]) -> tuple[str, list[Row]
     if len(named_columns) != 2 or len(named) != 1:
         return None
     row = named[0]
-    first, second = named_columns[::-1] if _CHANGE.search(question) else named_columns
+    first, second = _in_time(named_columns, columns)[::-1] if _CHANGE.search(question) \
+        else named_columns
     if not (_has_number(row, first) and _has_number(row, second)):
         return None
     a, b = row.cells[first], row.cells[second]
     difference = _number(row, first) - _number(row, second)
     return (f"{_name(row, None)}, {first} minus {second}: {_format(difference, [a, b])} "
             f"(computed: {a.text} − {b.text}).", [row])
+
+
+def _in_time(pair: Sequence[str], columns: Sequence[str]) -> list[str]:
+    """Two columns, the earlier first: by the years they name ("2024/25 actual" before
+    "2025/26 budget"), else as the table orders them."""
+    years = [_YEAR.search(years_as_one_word(column)) for column in pair]
+    starts = [int(found[1] or found[2]) for found in years if found]
+    if len(set(starts)) == 2:
+        return [column for _, column in sorted(zip(starts, pair, strict=True))]
+    return sorted(pair, key=list(columns).index)
 
 
 def _changed(question: str, rows: Sequence[Row], columns: list[str], numeric: list[str],
