@@ -166,6 +166,9 @@ from qa.answering.quoted import row_answers
      "start a shift.", "Yes"),
     ("Is parking in the yard allowed?",
      "Deliveries use the yard at all hours; parking in the yard is not allowed.", "No"),
+    # "until" is no "un-" of "till"
+    ("Is the gallery open till 9pm on 3 May?",
+     "The gallery will stay open until 21:00 on Friday 3 May for a late viewing.", "Yes"),
 ])
 def test_verdicts(question, quote, expected):
     assert lead(question, quote) == expected

@@ -66,6 +66,10 @@ _PAIRS = (
     ("public", "private"), ("required", "optional"), ("mandatory", "optional"),
 )
 OPPOSITES: dict[str, set[str]] = {}
+# words that only look like a word with un-, in- or dis- before it: "until" is "till"
+_FALSE_OPPOSITES = frozenset(index_term(word) for word in (
+    "until", "inform", "income", "indoor", "inside", "insight", "invest", "instance",
+    "intake", "input", "discount", "display", "dismiss", "distance", "disease"))
 for _pair in _PAIRS:
     _a, _b = (index_term(word) for word in _pair)
     OPPOSITES.setdefault(_a, set()).add(_b)
@@ -216,7 +220,7 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
     said = own | ({index_term(word) for word in content_words(in_digits(before))}
                   if _REFERS_BACK.search(quote) else set())
     opposite = {index_term(prefix + word) for word in content_words(question)
-                for prefix in ("un", "non", "in", "dis")}  # "paid": "unpaid"
+                for prefix in ("un", "non", "in", "dis")} - _FALSE_OPPOSITES  # "paid": "unpaid"
     if any(OPPOSITES.get(word, set()) & own - asked for word in asked) or opposite & own:
         return "No"
     if _ALL.search(question) and _ONLY.search(quote):  # "Can anyone...?" "Only staff who..."
