@@ -368,9 +368,18 @@ def test_a_question_for_a_time_code_address_or_number_needs_one(question, text, 
     ("What was the budget in 24/25?", "The 2024-25 budget is £5m.", False),  # written so
     ("What was the budget?", "The 2024-25 budget is £5m.", False),  # no year asked
     ("What was the budget in 2022?", "The budget is £5m.", False),  # no year said
+    # a season, a quarter, a month: another one's figure is no answer either
+    ("How many pupils enrolled for the summer term?", "41 pupils enrolled for the winter term.",
+     True),
+    ("How many pupils enrolled for the summer term?", "41 pupils enrolled this summer.", False),
+    ("What were sales in Q3?", "Q1 sales were 4,100.", True),
+    ("How many visits in March?", "There were 512 visits in February.", True),
+    ("How many visits in March?", "There were 512 visits.", False),
+    ("May I park on site in June?", "Staff may park on site.", False),  # no May named
+    ("How many visits in June?", "May saw 210 visits, and June 236.", False),
 ])
-def test_another_years_figure_is_no_answer(question, text, another):
-    assert kinds.names_another_year(question, text) is another
+def test_another_periods_figure_is_no_answer(question, text, another):
+    assert kinds.names_another_period(question, text) is another
 
 
 @pytest.mark.parametrize("text", ["Fifty guests came.", "About 50 guests came.",

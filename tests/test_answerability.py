@@ -13,6 +13,7 @@ from qa.answering.quoted import assess, question_terms, row_answers
 from qa.answering.verifier import verify
 from qa.backends.base import SentenceRow
 from qa.search import Hit
+from tests.helpers import index_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "answerability_rows.json"
 
@@ -128,3 +129,18 @@ def test_the_fit_is_exact_and_repeatable():
 ])
 def test_a_table_row_answers_only_what_names_it(question, row, answers):
     assert row_answers(question, row) is answers
+
+
+def test_a_row_of_someone_else_with_the_same_first_name_is_no_answer(tmp_path):
+    """The row asked about has no mobile; another Ines's row has one, and is not hers."""
+    index = index_of(tmp_path, {"contacts.csv": (
+        "name,role,site,mobile,email\n"
+        "Ines Hart,Receptionist,Harbour Road,07700 900111,ines.hart@example.org\n"
+        "Ines Dorey,Practice Manager,Harbour Road,,ines.dorey@example.org\n"
+        "Tom Beck,Nurse,Mill Lane,07700 900222,tom.beck@example.org\n")})
+    someone_else = index.ask("What's Ines Dorey's mobile number?")
+    hers = index.ask("What's Ines Hart's mobile number?")
+    index.close()
+
+    assert not someone_else.found
+    assert hers.found and hers.text.startswith("07700 900111")

@@ -48,6 +48,11 @@ from qa.words import (
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _YEARS = re.compile(r"years(\d\d)(\d\d)")  # a span of two years (`years_as_one_word`)
+_SEASON = re.compile(r"\b(spring|summer|autumn|winter)\b", re.I)
+_STARTS = re.compile(r"(?:^|[.!?\n])[\s\"'“‘(]*$")  # what a sentence's first word follows
+_QUARTER = re.compile(r"\b(Q[1-4])\b", re.I)
+_MONTH = re.compile(rf"\b({'|'.join(name.capitalize() for name in MONTH_NAMES)}|"
+                    rf"{'|'.join(name[:3].capitalize() for name in MONTH_NAMES)}|Sept)\b")
 _QUESTION_START = re.compile(any_of((
     "what", "which", "who", "whom", "whose", "when", "where", "why", "how", *AUXILIARIES,
     "list", "name", "enumerate", "tell", "explain", "describe",
@@ -180,13 +185,28 @@ def lacks_asked_value(question: str, text: str) -> bool:
     return holds is not None and not holds.search(text)
 
 
-def names_another_year(question: str, text: str) -> bool:
-    """Whether the question asks of a year that `text` does not name, though it names
-    another ("How many parcels did the hub issue in 2022?" of "Parcels issued: 5,310
-    (2023: 4,175)"): another year's figure is no answer. A span of two years, however
-    written ("2024-25", "24/25"), holds each of its years, not another span."""
+def names_another_period(question: str, text: str) -> bool:
+    """Whether the question asks of a year, a season, a quarter or a month that `text`
+    does not name, though it names another of the same kind ("How many parcels did the
+    hub issue in 2022?" of "Parcels issued: 5,310 (2023: 4,175)"; "booked for the spring
+    term" of "74 sessions booked for the autumn term"): another period's figure is no
+    answer. A span of two years, however written ("2024-25", "24/25"), holds each of its
+    years, not another span."""
     asked, said = _years(question), _years(text)
-    return bool(asked and said) and not any(_holds(said, year) for year in asked)
+    if asked and said and not any(_holds(said, year) for year in asked):
+        return True
+    return any(asked and said and not asked & said
+               for asked, said in zip(_periods(question), _periods(text), strict=True))
+
+
+def _periods(text: str) -> tuple[set[str], set[str], set[str]]:
+    """The seasons, quarters ("q3") and months ("mar") a text names; a month only when
+    capitalised and not a sentence's first word ("May I...?", "staff may" name no May)."""
+    seasons = {word.lower() for word in _SEASON.findall(text)}
+    quarters = {word.lower() for word in _QUARTER.findall(text)}
+    months = {found[1][:3].lower() for found in _MONTH.finditer(text)
+              if found[1] != "May" or not _STARTS.search(text[:found.start()])}
+    return seasons, quarters, months
 
 
 def _years(text: str) -> set[str]:

@@ -69,7 +69,7 @@ from qa.answering.question_kinds import (
     lacks_asked_value,
     leads_with,
     named_things,
-    names_another_year,
+    names_another_period,
     names_the_doer,
     specific_names,
     spells_out,
@@ -312,7 +312,8 @@ def compose_answer(
             score >= threshold or assessment.signals[assessment.chosen[0]].coverage >= 1.0)
     if (not answers or assessment.names_unknown
             or lacks_asked_value(asked or question, _window_text(best))
-            or names_another_year(asked or question, _up_to(best))):
+            or names_another_period(asked or question, _up_to(best))
+            or another_row_named(asked or question, best, assessment.candidates)):
         return Answer(question, NOT_FOUND, False, (), score=score)
     candidates = assessment.candidates
     spans = _joined([(candidates[i].hit,
@@ -411,7 +412,6 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
     row = row_fields(text)
     if row is None:
         return True
-    caption, fields = row
     user = asked or question
     ranged = {amount.number for amount in points(user) if contains([amount], text)}
     held = {word.lower() for word in WORD.findall(years_as_one_word(text))} | ranged
@@ -420,11 +420,36 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
         return False
     if ranged:  # "6 years" of service: the row of "5 to under 10 years"
         return True
+    selectors = _selectors(question, row, title)
+    return not selectors or bool(selectors & _cell_words(row))
+
+
+def _selectors(question: str, row: tuple[str, list[tuple[str, str]]], title: str) -> set[str]:
+    """The question's words (stems) that may select a row: those that name no part of its
+    table (its caption, columns, document title)."""
+    caption, fields = row
     table = {index_term(w) for w in content_words(" ".join([caption, title,
                                                              *(name for name, _ in fields)]))}
-    cells = {index_term(w) for w in content_words(" ".join(value for _, value in fields))}
-    selectors = {index_term(w) for w in content_words(question)} - table
-    return not selectors or bool(selectors & cells)
+    return {index_term(w) for w in content_words(question)} - table
+
+
+def _cell_words(row: tuple[str, list[tuple[str, str]]]) -> set[str]:
+    return {index_term(w) for w in content_words(" ".join(value for _, value in row[1]))}
+
+
+def another_row_named(question: str, best: "_Candidate",
+                      candidates: Sequence["_Candidate"]) -> bool:
+    """Whether the best sentence is a table row and another row of its table among the
+    candidates holds more of the words that select a row (`_selectors`): "Sarah Penhale's
+    mobile" is not on Sarah Lomax's row, though hers has a mobile and Sarah Penhale's none."""
+    row = row_fields(best.text)
+    if row is None:
+        return False
+    selectors = _selectors(question, row, best.hit.title)
+    held = len(selectors & _cell_words(row))
+    others = (row_fields(c.text) for c in candidates if c.hit.source == best.hit.source)
+    return any(other is not None and other[0] == row[0]
+               and len(selectors & _cell_words(other)) > held for other in others)
 
 
 def compose_summary(question: str, hits: Sequence[Hit], sentences: Sequence[SentenceRow],
