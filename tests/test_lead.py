@@ -166,6 +166,9 @@ from qa.answering.quoted import row_answers
      "start a shift.", "Yes"),
     ("Is parking in the yard allowed?",
      "Deliveries use the yard at all hours; parking in the yard is not allowed.", "No"),
+    # of a table row, the cell of the column asked decides, not the cell naming the row
+    ("Do I need gloves to handle pewter?",
+     "Handling objects: Material: Pewter and tin; Gloves: Bare, clean hands (no gloves).", "No"),
     # "until" is no "un-" of "till"
     ("Is the gallery open till 9pm on 3 May?",
      "The gallery will stay open until 21:00 on Friday 3 May for a late viewing.", "Yes"),
@@ -187,6 +190,8 @@ def test_verdicts(question, quote, expected):
      "At the Odeon the hearing loop is in screen 1.", NO_VERDICT),
     ("Do members get a parking space at the new depot?",
      "Members get a discount at the depot shop.", NO_VERDICT),
+    ("Do I need gloves to handle pewter?",  # a row's cell asked of: no negation there
+     "Handling objects: Material: Pewter and tin; Gloves: Nitrile gloves.", "Yes"),
 ])
 def test_the_verifiers_reading_lets_a_negation_decide(question, quote, decided_verdict):
     """`decided`: the verifier reads the quote as answering the question; unread, the

@@ -249,7 +249,7 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
             return "No"
         return ("Yes" if within else "No") if _all_said(
             question, subject - said, decided) else NO_VERDICT
-    clause = deciding_clause(asked, quote)
+    clause = cell or deciding_clause(asked, quote)  # of a row, the cell asked of decides
     if negated(clause) != negated(question) ^ excepts(asked, clause, question):
         return "No"
     return "Yes" if _all_said(question, missing, decided) else NO_VERDICT
