@@ -86,6 +86,14 @@ def test_a_misspelt_question_word_is_read_as_the_closest_word_the_passages_hold(
                       "albatros": "albatross"}
 
 
+def test_a_word_cut_short_is_read_as_the_shortest_held_word_it_begins():
+    held = {"refurbishment", "refurbishments", "approved", "surgery"}
+
+    wanted = spellings("Who approved the surgery refurb?", held, known=set())
+
+    assert wanted["refurb"] == "refurbishment"
+
+
 @pytest.mark.parametrize(("word", "held", "known"), [
     ("unavailable", {"available"}, set()),   # another first letter: another word
     ("unavailable", {"unavailble"}, {"unavail"}),  # the index holds it: not a misspelling

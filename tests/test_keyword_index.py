@@ -121,7 +121,8 @@ def test_a_misspelt_word_or_a_number_written_otherwise_still_finds_its_passage(b
     (the keeper's passage is no match for "keepers" written right)."""
     put(backend, "/docs/harbour.txt", HARBOUR, 0)
     put(backend, "/docs/leave.txt", ["Staff may carry over 4 days of leave.",
-                                     "Send it to the adress on the form."], 1)
+                                     "Send it to the adress on the form.",
+                                     "The refurbishment starts in March."], 1)
     backend.flush()
     lighthouse_ = [i for i, row in backend.chunks(list(ids_along(backend, 0))).items()
                    if "lighthouse" in row.text]
@@ -132,6 +133,8 @@ def test_a_misspelt_word_or_a_number_written_otherwise_still_finds_its_passage(b
         "Staff may carry over 4 days of leave."]
     assert [leave[i] for i in backend.keyword_search(["which address"], 5)[0]] == [
         "Send it to the adress on the form."]
+    assert [leave[i] for i in backend.keyword_search(["refurb"], 5)[0]] == [
+        "The refurbishment starts in March."]  # a word cut short: the words it begins
     assert backend.keyword_search(["storms"], 5)[0] != []  # stemmed, as before
     assert backend.keyword_search(["dawns ferry"], 5)[0] != []
 

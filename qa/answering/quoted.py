@@ -622,15 +622,17 @@ def spellings(question: str, held: set[str], known: set[str]) -> dict[str, str]:
     letters that neither the index (`known`: index terms) nor the candidate sentences
     (`held`: their words) hold is read as a misspelling of the closest word they do hold
     ("snowbaorder": "snowboarder") that starts with the same letter ("unavailable" is not
-    a misspelt "available", nor "least" of "east")."""
+    a misspelt "available", nor "least" of "east"), or else as a short form of the
+    shortest word they hold that it begins ("refurb": "refurbishment")."""
     held_terms = {index_term(word) for word in held}
     spelled = {word: word for word in content_words(question)}
     unknown = [word for word in spelled if len(word) >= MIN_TYPO_LENGTH and word.isalpha()
                and index_term(word) not in known | held_terms]
     for word in unknown[:MAX_TYPOS]:
         alike = [w for w in held if w[0] == word[0]]
+        begun = sorted((w for w in alike if w.startswith(word)), key=lambda w: (len(w), w))
         spelled[word] = next(iter(
-            difflib.get_close_matches(word, alike, n=1, cutoff=TYPO_SIMILARITY)), word)
+            difflib.get_close_matches(word, alike, n=1, cutoff=TYPO_SIMILARITY) + begun), word)
     return spelled
 
 

@@ -268,12 +268,17 @@ class KeywordIndex:
     def _term_query(self, term: str, held: int, passages: int) -> tantivy.Query:
         """The query for one term, weighted as FTS5 would (`_as_fts5`); a word of letters
         that no passage holds matches the words one or two edits from it instead
-        ("recieve": "receive", "adress": "address"), weighted as a word one passage holds."""
+        ("recieve": "receive", "adress": "address"), and those it begins, as a short form
+        does ("refurb": "refurbishment"), weighted as a word one passage holds."""
         if held or not term.isalpha() or len(term) < MIN_FUZZY_LETTERS:
             query = tantivy.Query.term_query(self._schema, "body", term, index_option="freq")
             return tantivy.Query.boost_query(query, _as_fts5(held, passages))
         edits = 1 if len(term) < TWO_EDITS_LETTERS else 2
-        query = tantivy.Query.fuzzy_term_query(self._schema, "body", term, distance=edits)
+        query = tantivy.Query.boolean_query([
+            (tantivy.Occur.Should, tantivy.Query.fuzzy_term_query(
+                self._schema, "body", term, distance=edits)),
+            (tantivy.Occur.Should, tantivy.Query.fuzzy_term_query(
+                self._schema, "body", term, distance=0, prefix=True))])
         return tantivy.Query.boost_query(query, math.log1p((passages + 0.5) / 1.5))
 
     @_guarded
