@@ -118,6 +118,13 @@ def test_the_fit_is_exact_and_repeatable():
      "Spend 2026: Category: Marketing; Q1: 3,200; Q2: 4,100.", False),
     ("What is the deposit for a company car?",  # the row of something else
      "Loans: Item: Van fuel card; Deposit: 25 pounds.", False),
+    # a name the question gives that the row holds no word of: another thing's row
+    ("What's the budget for the staff Christmas lunch?",
+     "Budget 2025: Cost line: Staff wages; Amount: 88,000.", False),
+    ("What did the new autoclave at Northgate cost?",
+     "Southmoor: Item: New autoclave; Cost: £4,980.", False),
+    ("What's the price of the Glazing Basics class?",
+     "Classes: Class: Glazing basics; Day: Thursday; Price: 35 pounds.", True),
     # two years, however written: "24/25" is "2024-25", and "25/26" another span's row
     ("What is the premises budget for 24/25?",
      "Budget 2024-25: Line: Premises; Total: 230,500; Notes: lease renewal due 2026.", True),

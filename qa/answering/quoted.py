@@ -406,7 +406,9 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
     and its caption lack (another year's row; two years count as one however written,
     "24/25" as "2024-25"), or names the row it asks about by words
     that are none of its cells ("the deposit for a company car" of the van fuel card's
-    row). Words that name the table (its caption, columns, document) select no row.
+    row), or by a name none of whose words it holds ("the budget for the staff Christmas
+    party" of the staff wages row; "the autoclave at Northgate" of Southmoor's sheet).
+    Words that name the table (its caption, columns, document) select no row.
     Any other sentence can. `asked`: the user's own words, when `question` is them read
     with earlier turns (which may name the row; only the user's numbers are checked)."""
     row = row_fields(text)
@@ -420,8 +422,11 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
         return False
     if ranged:  # "6 years" of service: the row of "5 to under 10 years"
         return True
-    selectors = _selectors(question, row, title)
-    return not selectors or bool(selectors & _cell_words(row))
+    cells, selectors = _cell_words(row), _selectors(question, row, title)
+    names = [{index_term(word) for word in name if word.isalpha()} & _selectors(user, row, title)
+             for name in specific_names(user)]
+    return (not selectors or bool(selectors & cells)) and all(
+        name & cells for name in names if name)
 
 
 def _selectors(question: str, row: tuple[str, list[tuple[str, str]]], title: str) -> set[str]:
