@@ -165,7 +165,11 @@ _ADDRESS = re.compile(  # a number and a street
     r"\b\d+[a-z]?,?\s+(?:[A-Z][\w'’-]*\s+){1,3}(?:street|st|road|rd|lane|avenue|ave|way|drive|"
     r"place|square|court|close|crescent|terrace|row|hill|parade|boulevard|quay|wharf|walk|"
     r"gardens)\b", re.I)
+_MONEY = re.compile(r"[£$€¥]|\b\d[\d,.]*\s*(?:pounds?|pence|p|euros?|dollars?|gbp|eur|usd)\b|"
+                    r"\bfree\b|\bno\s+(?:charge|cost|fee)\b", re.I)
 _ASKED_VALUES = (
+    (re.compile(r"^\s*(?:how\s+much\s+(?:did|does|do|will|would)\b.*\bcost|"
+                r"what\s+(?:did|does|do|will|would)\b.*\bcost\??\s*$)", re.I), _MONEY),
     (re.compile(r"^\s*(?:at\s+)?what\s+time\s+(?:does|do|did|will|should|can|must|would)\b",
                 re.I), _CLOCK),
     (re.compile(_WHAT_IS + r"(?:(?:alarm|door|entry|access|gate|lock|keypad|safe|security|"
@@ -178,9 +182,10 @@ _ASKED_VALUES = (
 
 
 def lacks_asked_value(question: str, text: str) -> bool:
-    """Whether the question asks for a value of a kind `text` holds none of: a clock time
-    ("What time does the warehouse open?"), a code with a digit, an e-mail address, a
-    phone number or extension, a street address."""
+    """Whether the question asks for a value of a kind `text` holds none of: an amount of
+    money ("How much did the new boiler cost?"), a clock time ("What time does the
+    warehouse open?"), a code with a digit, an e-mail address, a phone number or
+    extension, a street address."""
     holds = _asked_value(question)
     return holds is not None and not holds.search(text)
 
