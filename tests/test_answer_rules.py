@@ -163,12 +163,15 @@ def test_the_name_that_holds_the_rarer_words_of_the_subject_is_the_one_summarise
     ("board presentation", "/d/Board_Meeting_Q2.pptx"),  # a slide deck, by its kind
     ("october meeting notes", "/d/2024-10-03_Team_meeting_notes.txt"),  # a date's month
     ("h&s meeting notes", "/d/Health_and_Safety_Committee_notes.txt"),  # initials
+    # words no name holds say what is in it, when half the words name a document
+    ("the booking email to Fernlea Primary", "/d/visit_booking.eml"),
 ])
 def test_a_document_is_named_by_its_kind_the_month_of_its_date_or_its_initials(subject, path):
     folder = [DocumentInfo(p, "", 3, "") for p in (
         "/d/Board_Meeting_Q2.pptx", "/d/Board_Meeting_Q2_minutes.docx",
         "/d/2024-09-12_Team_meeting_notes.txt", "/d/2024-10-03_Team_meeting_notes.txt",
-        "/d/Health_and_Safety_Committee_notes.txt", "/d/Staff_Handbook.docx")]
+        "/d/Health_and_Safety_Committee_notes.txt", "/d/Staff_Handbook.docx",
+        "/d/visit_booking.eml", "/d/contacts.csv")]
 
     assert documents_to_summarize(subject, True, folder, lambda: None, lambda t: None) == [path]
 

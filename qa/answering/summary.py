@@ -148,7 +148,9 @@ def named_documents(subject: str, documents: Sequence[DocumentInfo]) -> list[str
     """The documents whose name (`_name`, or its initials: "H&S") holds most of the
     subject's words (at least MIN_TITLE_MATCH of them), all of them on a tie. A word counts
     by how few names hold it (smoothed inverse document frequency): "the infection control
-    policy" names the infection control policy, not the controlled drugs policy beside it."""
+    policy" names the infection control policy, not the controlled drugs policy beside it.
+    When at least half the subject's words are in some name, the words no name holds are
+    left out: they say what is in it ("the booking e-mail to Brackley School")."""
     subject = _AMPERSAND.sub(r"\1\2", subject)  # "H&S": "hs", the initials of a name
     wanted = {index_term(w) for w in content_words(subject) if w not in _NAME_NOISE}
     if not wanted:
@@ -158,6 +160,9 @@ def named_documents(subject: str, documents: Sequence[DocumentInfo]) -> list[str
         words = content_words(_name(document))
         held[document.path] = {index_term(word) for word in [*words, *_initials(words)]}
     names = list(held.values())
+    named = {word for word in wanted if any(word in name for name in names)}
+    if 2 * len(named) >= len(wanted):  # the rest say what it is about ("to Brackley School")
+        wanted = named
     weight = {word: 1 + math.log((len(names) + 1) / (1 + sum(word in n for n in names)))
               for word in wanted}
     shares = {path: sum(weight[word] for word in wanted & name) / sum(weight.values())
