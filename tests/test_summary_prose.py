@@ -23,6 +23,8 @@ from tests.helpers import index_of
     "From: Ada Moreau <ada@example.com>",
     "Subject: The budget for the spring season, as agreed on Monday.",
     "Date: 3 March 2025.",
+    "Issued by Ada Moreau, Facilities Officer.",  # a byline
+    "Approved by the board on 3 March 2025.",
 ])
 def test_what_is_not_prose(text):
     assert not reads_as_prose(text)
@@ -33,6 +35,7 @@ def test_what_is_not_prose(text):
     "Lucy Brennan resigned as treasurer;",
     "The library will stay closed until the end of the month.",
     "Visitors sign in at the front desk on 3 March.",
+    "Keys are issued by the office manager on your first day.",
 ])
 def test_what_is_prose(text):
     assert reads_as_prose(text)

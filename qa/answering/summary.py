@@ -99,6 +99,8 @@ KINDS = {  # what a document of each suffix is, as an overview says it
 _DECK, _SHEET = "slides deck presentation", "spreadsheet sheet workbook"
 KIND_WORDS = {".pptx": _DECK, ".odp": _DECK, ".xlsx": _SHEET, ".xlsm": _SHEET, ".ods": _SHEET,
               ".eml": "email e-mail mail message", ".mbox": "emails e-mails mailbox"}
+_BYLINE = re.compile(r"^(?:issued|prepared|approved|written|compiled|reviewed|signed|"
+                     r"authori[sz]ed)\s+by\b", re.I)
 _AMPERSAND = re.compile(r"\b(\w)\s*&\s*(\w)\b")
 _DATE_WORDS = re.compile(
     rf"^(?:\d+(?:st|nd|rd|th)?|{MONTHS}|{WEEKDAYS}|am|pm|of|the|on|at|date|dated|updated|as)$",
@@ -199,12 +201,14 @@ def _name(document: DocumentInfo) -> str:
 
 def reads_as_prose(text: str) -> bool:
     """Whether a sentence says something in prose, rather than being a table row, a
-    table's lead-in, a heading or label (no closing full stop), a date line or an e-mail
-    header line: only prose can stand for a document in a summary."""
+    table's lead-in, a heading or label (no closing full stop), a date line, a byline
+    ("Issued by ...") or an e-mail header line: only prose can stand for a document in a
+    summary."""
     line = " ".join(text.split())
     words = WORD.findall(line)
     return not (
         row_fields(line) is not None or _HEADER_FIELD.match(line) or is_lead_in(line)
+        or _BYLINE.match(line)
         or not _ENDS_SENTENCE.search(line) or line.lstrip().startswith("#")
         or all(_DATE_WORDS.match(word) for word in words))
 
