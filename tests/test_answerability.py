@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 from qa.answering import answerability
-from qa.answering.quoted import assess, question_terms, row_answers
+from qa.answering.quoted import (
+    Assessment,
+    _Candidate,
+    _value_first,
+    assess,
+    question_terms,
+    row_answers,
+)
 from qa.answering.verifier import verify
 from qa.backends.base import SentenceRow
 from qa.search import Hit
@@ -151,3 +158,17 @@ def test_a_row_of_someone_else_with_the_same_first_name_is_no_answer(tmp_path):
 
     assert not someone_else.found
     assert hers.found and hers.text.startswith("07700 900111")
+
+
+def test_the_quote_that_holds_the_kind_of_value_asked_is_quoted_first():
+    """The sentence chosen best names her but holds no e-mail address; the contact row
+    chosen beside it does, and is quoted first."""
+    text = "Her details are on the contacts list. name: Wren Aldous; email: wren@example.org"
+    hit = Hit(1, 1, "guide.md", "", text, 0, len(text), None, 1.0, 0.5)
+    vector = np.zeros(3, dtype=np.float32)
+    candidates = [_Candidate(SentenceRow(1, a, b, vector), hit, text[a:b], None, None)
+                  for a, b in ((0, 36), (37, len(text)))]
+    chosen = Assessment(candidates, [], [0, 1], {}, False, {}, {})
+
+    assert _value_first("What's her email?", chosen) == [1, 0]
+    assert _value_first("Where does she work?", chosen) == [0, 1]  # no kind of value asked

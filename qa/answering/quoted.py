@@ -304,12 +304,13 @@ def compose_answer(
     model = answerability.shipped()
     score = model.probability(assessment.features)
     threshold = model.threshold if answer_threshold is None else answer_threshold
-    best = assessment.candidates[assessment.chosen[0]]
+    chosen = _value_first(asked or question, assessment)
+    best = assessment.candidates[chosen[0]]
     if row_fields(best.text) is None:
         answers = score >= threshold
     else:  # exact data, read unlike a question: it holds every word asked, or the model says
         answers = row_answers(question, best.text, best.hit.title, asked) and (
-            score >= threshold or assessment.signals[assessment.chosen[0]].coverage >= 1.0)
+            score >= threshold or assessment.signals[chosen[0]].coverage >= 1.0)
     if (not answers or assessment.names_unknown
             or lacks_asked_value(asked or question, _window_text(best))
             or names_another_period(asked or question, _up_to(best))
@@ -318,7 +319,7 @@ def compose_answer(
     candidates = assessment.candidates
     spans = _joined([(candidates[i].hit,
                       *_with_antecedent(candidates[i], assessment.wanted, assessment.idf))
-                     for i in assessment.chosen])
+                     for i in chosen])
     answer = quoted(question, spans, score)
     first_quote = answer.citations[0]
     span = _span_in(first_quote, assessment)
@@ -335,6 +336,16 @@ def compose_answer(
     if clause is None or not excerpt_keeps(asked or question, clause, first_quote.quote):
         return answer
     return replace(answer, text=f"{clause} [{first_quote.n}] {answer.text}")
+
+
+def _value_first(question: str, assessment: Assessment) -> list[int]:
+    """The sentences chosen to quote, the first of them one that holds the kind of value
+    the question asks for (`lacks_asked_value`: "What's her e-mail?" of "Her details are
+    on the contacts list" and her contact row) when the best lacks it and another does."""
+    chosen = list(assessment.chosen)
+    holding = [i for i in chosen
+               if not lacks_asked_value(question, _window_text(assessment.candidates[i]))]
+    return [holding[0], *(i for i in chosen if i != holding[0])] if holding else chosen
 
 
 def _cells_shown(question: str, answer: Answer) -> Answer:
