@@ -168,8 +168,9 @@ _ADDRESS = re.compile(  # a number and a street
 _MONEY = re.compile(r"[£$€¥]|\b\d[\d,.]*\s*(?:pounds?|pence|p|euros?|dollars?|gbp|eur|usd)\b|"
                     r"\bfree\b|\bno\s+(?:charge|cost|fee)\b", re.I)
 _ASKED_VALUES = (
-    (re.compile(r"^\s*(?:how\s+much\s+(?:did|does|do|will|would)\b.*\bcost|"
-                r"what\s+(?:did|does|do|will|would)\b.*\bcost\??\s*$)", re.I), _MONEY),
+    (re.compile(r"^\s*(?:how\s+much\s+(?:did|does|do|will|would|is|was|are|were)\b.*"
+                r"\bcost(?:s|ing)?\b|what\s+(?:did|does|do|will|would)\b.*\bcost\??\s*$)",
+                re.I), _MONEY),
     (re.compile(r"^\s*(?:at\s+)?what\s+time\s+(?:does|do|did|will|should|can|must|would)\b",
                 re.I), _CLOCK),
     (re.compile(_WHAT_IS + r"(?:(?:alarm|door|entry|access|gate|lock|keypad|safe|security|"
