@@ -169,6 +169,10 @@ from qa.answering.quoted import row_answers
     # of a table row, the cell of the column asked decides, not the cell naming the row
     ("Do I need gloves to handle pewter?",
      "Handling objects: Material: Pewter and tin; Gloves: Bare, clean hands (no gloves).", "No"),
+    # a limit set on who is asked about, which the amount asked is past: No, however the
+    # rest is worded
+    ("Can the head keeper sign off an order of 14 crates without the board?",
+     "The head keeper may approve an order of up to twelve crates.", "No"),
     # "until" is no "un-" of "till"
     ("Is the gallery open till 9pm on 3 May?",
      "The gallery will stay open until 21:00 on Friday 3 May for a late viewing.", "Yes"),

@@ -239,12 +239,14 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
     if within is not None:  # the amount is compared: its words need not be said
         asked -= tested
     missing = asked - said
+    subject = {_modal(word) for word in yes_no_subject(question)
+               if not word[0].isdigit()} - {DUTY, LEAVE}  # not "14" of "a 14-year-old"
+    if within is False and not exact and subject and subject <= said:
+        return "No"  # a limit set on who is asked of, which the amount is past, decides it
     if (len(missing) > max(1, len(asked) // 3) or _has_digits(tested & missing)
             and not bounds(amounts_of)) and not decided:  # nor, by its words, a number
         return NO_VERDICT  # the quote neither says nor bounds ("£25?" of "not £30")
     if within is not None:  # a Yes, or a No of another amount, is of what is asked about
-        subject = {_modal(word) for word in yes_no_subject(question)
-                   if not word[0].isdigit()} - {DUTY, LEAVE}  # not "14" of "a 14-year-old"
         if not within and not exact:
             return "No"
         return ("Yes" if within else "No") if _all_said(
