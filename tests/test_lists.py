@@ -137,6 +137,16 @@ def test_a_list_named_by_its_label_wins_over_one_whose_items_share_a_word():
     assert label == "Actions:" and [text[a:b] for a, b in items] == ["Order the buoys"]
 
 
+def test_the_heading_above_a_lists_label_names_it_too():
+    text = ("2. KEYHOLDERS\nThree people hold keys for the store:\n- Ada Lind\n- Bo Berg\n"
+            "- Cy Moss\n\n3. LONE WORKING\nNo one works alone at the store, keyholder or "
+            "not.\n- Sign in at the door\n")
+
+    label, items = list_items("List the keyholders for the store.", text)
+
+    assert [text[a:b] for a, b in items] == ["Ada Lind", "Bo Berg", "Cy Moss"]
+
+
 def test_what_was_decided_at_a_named_meeting_lists_its_items_whatever_their_words():
     notes = ("Team notes\n\nMeeting of 2 October\n1. The kiln is sold.\n\n"
              "Meeting of 6 November\nPresent: Ada, Bo.\n1. Buy a van.\n2. Paint the shop.\n")

@@ -102,18 +102,27 @@ def list_items(question: str, text: str, start: int = 0,
                end: int | None = None) -> tuple[str, list[tuple[int, int]]] | None:
     """The label and the items (spans in `text`, without their bullets) of the list in
     text[start:end] the question asks for: the one whose label ("Actions:") holds most of
-    the question's words, then whose items do; None when there is no list, or none
+    the question's words (with the heading just above it: "Keyholders", then "Four
+    people hold keys:"), then whose items do; None when there is no list, or none
     whose label holds one of them or whose items hold MIN_ITEM_WORDS ("What were the café
     sales?" is not asked of an agenda with an item "Potting Shed Café")."""
     wanted = {index_term(w) for w in content_words(DATE.sub(" ", question))
               if w not in _LIST_WORDS}
     best: tuple[tuple[int, int], str, list[tuple[int, int]]] | None = None
     for label, items in _lists(text, start, len(text) if end is None else end):
-        held = (len(wanted & _stems(label)),  # the label names the list: it counts first
+        named = f"{_heading_above(text, label, items[0][0])} {label}"
+        held = (len(wanted & _stems(named)),  # the label names the list: it counts first
                 len(wanted & _stems(" ".join(text[a:b] for a, b in items))))
         if (held[0] or held[1] >= MIN_ITEM_WORDS) and (best is None or held > best[0]):
             best = (held, label, items)
     return (best[1], best[2]) if best else None
+
+
+def _heading_above(text: str, label: str, first_item: int) -> str:
+    """The line just above a list's label when it is a heading (`may_head`), else ""."""
+    at = text.rfind(label, 0, first_item)
+    above = text[:at].rstrip().rsplit("\n", 1)[-1].strip() if at > 0 else ""
+    return above if above and may_head(above) else ""
 
 
 def may_head(quote: str) -> bool:
@@ -140,13 +149,16 @@ def _stems(text: str) -> set[str]:
 
 def _lists(text: str, start: int, end: int) -> list[tuple[str, list[tuple[int, int]]]]:
     """Each run of list items in text[start:end] (blank lines may part them) with its
-    label, the line before the run."""
+    label, the line before the run. A run's items are all numbered or all marked: a
+    numbered line after marked items ("3. LONE WORKING") heads what follows."""
     lists: list[tuple[str, list[tuple[int, int]]]] = []
-    label, items = "", []
+    label, numbered = "", False
+    items: list[tuple[int, int]] = []
     for match in _LINE.finditer(text, start, end):
         line = match.group()
         bullet = _ITEM.match(line)
-        if bullet:
+        if bullet and not (items and numbered != bullet.group().strip()[0].isalnum()):
+            numbered = bullet.group().strip()[0].isalnum()
             items.append((match.start() + bullet.end(), match.start() + len(line.rstrip())))
         elif line.strip():
             if items:
