@@ -12,7 +12,7 @@ from qa.answering import answerability
 from qa.answering.quoted import (
     Assessment,
     _Candidate,
-    _value_first,
+    _quote_order,
     assess,
     question_terms,
     row_answers,
@@ -170,5 +170,18 @@ def test_the_quote_that_holds_the_kind_of_value_asked_is_quoted_first():
                   for a, b in ((0, 36), (37, len(text)))]
     chosen = Assessment(candidates, [], [0, 1], {}, False, {}, {})
 
-    assert _value_first("What's her email?", chosen) == [1, 0]
-    assert _value_first("Where does she work?", chosen) == [0, 1]  # no kind of value asked
+    assert _quote_order("What's her email?", chosen) == [1, 0]
+    assert _quote_order("Where does she work?", chosen) == [0, 1]  # no kind of value asked
+
+
+def test_the_quote_that_names_the_name_asked_comes_before_one_naming_a_longer_name():
+    first = "Family Pass Plus costs £40 a month, with everything in the Family Pass."
+    text = f"{first} The Family Pass costs £30 a month."
+    hit = Hit(1, 1, "prices.md", "", text, 0, len(text), None, 1.0, 0.5)
+    vector = np.zeros(3, dtype=np.float32)
+    candidates = [_Candidate(SentenceRow(1, a, b, vector), hit, text[a:b], None, None)
+                  for a, b in ((0, len(first)), (len(first) + 1, len(text)))]
+    chosen = Assessment(candidates, [], [0, 1], {}, False, {}, {})
+
+    assert _quote_order("How much is the Family Pass a month?", chosen) == [1, 0]
+    assert _quote_order("How much is the Family Pass Plus a month?", chosen) == [0, 1]

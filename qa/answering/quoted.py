@@ -119,6 +119,8 @@ MIN_QUOTE_WORDS = 3
 TYPO_SIMILARITY, MIN_TYPO_LENGTH = 0.85, 5
 MAX_TYPOS = 8  # question words looked up so, at most: each is compared with every held word
 NOT_FOUND = "The documents do not contain an answer to this question."
+_NAME_RUN = re.compile(r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)+")  # "Care Plan", "Care Plan Plus"
+_CAPITALISED_NEXT = re.compile(r" [A-Z]")
 NO_DOCUMENTS = ("No documents are indexed yet: add some with `qa index FOLDER` or upload "
                 "them in the chat.")
 # a sentence opening so goes on from the one before it
@@ -304,7 +306,7 @@ def compose_answer(
     model = answerability.shipped()
     score = model.probability(assessment.features)
     threshold = model.threshold if answer_threshold is None else answer_threshold
-    chosen = _value_first(asked or question, assessment)
+    chosen = _quote_order(asked or question, assessment)
     best = assessment.candidates[chosen[0]]
     if row_fields(best.text) is None:
         answers = score >= threshold
@@ -338,14 +340,28 @@ def compose_answer(
     return replace(answer, text=f"{clause} [{first_quote.n}] {answer.text}")
 
 
-def _value_first(question: str, assessment: Assessment) -> list[int]:
-    """The sentences chosen to quote, the first of them one that holds the kind of value
-    the question asks for (`lacks_asked_value`: "What's her e-mail?" of "Her details are
-    on the contacts list" and her contact row) when the best lacks it and another does."""
-    chosen = list(assessment.chosen)
-    holding = [i for i in chosen
-               if not lacks_asked_value(question, _window_text(assessment.candidates[i]))]
-    return [holding[0], *(i for i in chosen if i != holding[0])] if holding else chosen
+def _quote_order(question: str, assessment: Assessment) -> list[int]:
+    """The sentences chosen to quote, in their order but for two things: one that holds
+    the kind of value the question asks for (`lacks_asked_value`: "What's her e-mail?" of
+    "Her details are on the contacts list" and her contact row) comes before one that
+    lacks it, and one that names a name of the question as it is before one that names
+    only a longer name ("the Care Plan" of "Care Plan Plus costs ..." and "The Care Plan
+    costs ...")."""
+    def worse(i: int) -> tuple[bool, bool]:
+        candidate = assessment.candidates[i]
+        return (lacks_asked_value(question, _window_text(candidate)),
+                _names_longer(question, candidate.text))
+    return sorted(assessment.chosen, key=worse)
+
+
+def _names_longer(question: str, text: str) -> bool:
+    """Whether the text first names a name of two or more words of the question (past its
+    first word) as the start of a longer name ("Care Plan" as "Care Plan Plus")."""
+    for name in _NAME_RUN.findall(question.split(maxsplit=1)[-1]):
+        found = re.search(rf"\b{re.escape(name)}\b", text)
+        if found and _CAPITALISED_NEXT.match(text, found.end()):
+            return True
+    return False
 
 
 def _cells_shown(question: str, answer: Answer) -> Answer:
