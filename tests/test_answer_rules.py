@@ -364,6 +364,7 @@ def test_a_subject_in_quotes_names_a_document_even_without_its_title():
     ("How much did the new boiler cost?", "The new boiler was fitted in June.", True),
     ("How much did the new boiler cost?", "The new boiler cost £4,200.", False),
     ("how much is it costing?", "The new boiler goes in on 3 May.", True),
+    ("What does the copper kettle cost?", "Prices: Product: Copper kettle; Price: 24.50.", False),
     ("What did the repairs cost?", "The repairs were done free of charge.", False),
     # no value of a kind asked for: any sentence may answer
     ("What is the dress code?", "Smart casual, with closed shoes in the studio.", False),

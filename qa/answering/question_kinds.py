@@ -165,7 +165,9 @@ _ADDRESS = re.compile(  # a number and a street
     r"\b\d+[a-z]?,?\s+(?:[A-Z][\w'’-]*\s+){1,3}(?:street|st|road|rd|lane|avenue|ave|way|drive|"
     r"place|square|court|close|crescent|terrace|row|hill|parade|boulevard|quay|wharf|walk|"
     r"gardens)\b", re.I)
+# an amount of money: a currency, a price's number ("Price: 24.50", "costs 9.90"), "free"
 _MONEY = re.compile(r"[£$€¥]|\b\d[\d,.]*\s*(?:pounds?|pence|p|euros?|dollars?|gbp|eur|usd)\b|"
+                    r"\b(?:prices?|costs?|fees?|charges?|rates?)\b[^.;\n\d]{0,25}\d|"
                     r"\bfree\b|\bno\s+(?:charge|cost|fee)\b", re.I)
 _ASKED_VALUES = (
     (re.compile(r"^\s*(?:how\s+much\s+(?:did|does|do|will|would|is|was|are|were)\b.*"
