@@ -132,6 +132,8 @@ def test_the_fit_is_exact_and_repeatable():
      "Southmoor: Item: New autoclave; Cost: £4,980.", False),
     ("What's the price of the Glazing Basics class?",
      "Classes: Class: Glazing basics; Day: Thursday; Price: 35 pounds.", True),
+    ("What's the most bathers in the MR learner pool?",  # an acronym the row spells out
+     "Pools: Pool: Mill Road learner pool; Maximum bathers: 35.", True),
     # two years, however written: "24/25" is "2024-25", and "25/26" another span's row
     ("What is the premises budget for 24/25?",
      "Budget 2024-25: Line: Premises; Total: 230,500; Notes: lease renewal due 2026.", True),

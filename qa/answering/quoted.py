@@ -451,7 +451,8 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
         return True
     cells, selectors = _cell_words(row), _selectors(question, row, title)
     names = [{index_term(word) for word in name if word.isalpha()} & _selectors(user, row, title)
-             for name in specific_names(user)]
+             for name in specific_names(user)
+             if not (len(name) == 1 and spells_out(name[0], text))]  # "QS": "Quarry Street"
     return (not selectors or bool(selectors & cells)) and all(
         name & cells for name in names if name)
 
