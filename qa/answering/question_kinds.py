@@ -203,8 +203,8 @@ def names_another_period(question: str, text: str) -> bool:
     asked, said = _years(question), _years(text)
     if asked and said and not any(_holds(said, year) for year in asked):
         return True
-    return any(asked and said and not asked & said
-               for asked, said in zip(_periods(question), _periods(text), strict=True))
+    return any(of_question and of_text and not of_question & of_text
+               for of_question, of_text in zip(_periods(question), _periods(text), strict=True))
 
 
 def _periods(text: str) -> tuple[set[str], set[str], set[str]]:

@@ -119,10 +119,10 @@ MIN_QUOTE_WORDS = 3
 TYPO_SIMILARITY, MIN_TYPO_LENGTH = 0.85, 5
 MAX_TYPOS = 8  # question words looked up so, at most: each is compared with every held word
 NOT_FOUND = "The documents do not contain an answer to this question."
-_NAME_RUN = re.compile(r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)+")  # "Care Plan", "Care Plan Plus"
-_CAPITALISED_NEXT = re.compile(r" [A-Z]")
 NO_DOCUMENTS = ("No documents are indexed yet: add some with `qa index FOLDER` or upload "
                 "them in the chat.")
+_NAME_RUN = re.compile(r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)+")  # "Care Plan", "Care Plan Plus"
+_CAPITALISED_NEXT = re.compile(r" [A-Z]")
 # a sentence opening so goes on from the one before it
 _REFERS_BACK = re.compile(
     any_of((*PRONOUNS, "but", "however", "also", "such", "both", "then", "there")), re.I)
@@ -449,8 +449,9 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
         return False
     if ranged:  # "6 years" of service: the row of "5 to under 10 years"
         return True
-    cells, selectors = _cell_words(row), _selectors(question, row, title)
-    names = [{index_term(word) for word in name if word.isalpha()} & _selectors(user, row, title)
+    cells, selectors, own = (_cell_words(row), _selectors(question, row, title),
+                             _selectors(user, row, title))
+    names = [{index_term(word) for word in name if word.isalpha()} & own
              for name in specific_names(user)
              if not (len(name) == 1 and spells_out(name[0], text))]  # "QS": "Quarry Street"
     return (not selectors or bool(selectors & cells)) and all(

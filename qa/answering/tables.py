@@ -278,18 +278,17 @@ def sheets_answer(operation: str, question: str, stored: dict[str, Sequence[Tabl
     them when it says "both" or "across"; then `over_sheets`. None when it names no two."""
     for source, tables in stored.items():
         for group in _same_columns(tables or ()):
-            sheets = [tables[n] for n in group] if tables else []
-            captions = [sheet.caption for sheet in sheets]
-            named = _named_columns(question, captions)
+            sheets = {tables[n].caption: n for n in group} if tables else {}
+            named = _named_columns(question, list(sheets))
             if operation == "total" and not named and _BOTH.search(question):
-                named = captions
+                named = list(sheets)
             if len(named) < 2 or operation == "difference" and len(named) != 2:
                 continue
             passages = read(source)[0]
-            found = [table_rows(sheets[captions.index(caption)], group[captions.index(caption)],
-                                passages) for caption in named]
+            found = [table_rows(tables[sheets[caption]], sheets[caption], passages)
+                     for caption in named] if tables else []
             rows = [sheet for sheet in found if sheet]
-            computed = over_sheets(operation, question, rows, _words(" ".join(captions))) \
+            computed = over_sheets(operation, question, rows, _words(" ".join(sheets))) \
                 if len(rows) == len(found) else None
             if computed is not None:
                 return _answer(question, *computed)
@@ -319,7 +318,7 @@ def over_sheets(operation: str, question: str, sheets: Sequence[Sequence[Row]],
     numeric = [c for c in columns if _is_numeric(c, rows)]
     column = _named_column(question, numeric) or _total_column(numeric) or (
         numeric[0] if len(numeric) == 1 else None)
-    if column is None or len(sheets) < 2:
+    if column is None:
         return None
     labels = [c for c in columns if c not in numeric]
     named = [_rows_named(question, [row for row in sheet if not _is_total_row(row)], labels,
