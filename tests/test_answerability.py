@@ -162,6 +162,32 @@ def test_a_row_of_someone_else_with_the_same_first_name_is_no_answer(tmp_path):
     assert hers.found and hers.text.startswith("07700 900111")
 
 
+def test_a_mobile_is_read_from_a_phone_column_alone_and_asked_of_the_one_just_named(tmp_path):
+    """No column is called "mobile": the phone column holds what is asked, also in a
+    follow-up whose question before ("runs") the row does not hold; a wifi password is
+    no phone number, and where a mobile column is empty the phone is no answer."""
+    index = index_of(tmp_path, {"contacts.csv": (
+        "name,role,site,phone,email\n"
+        "Gemma Stroud,Warehouse Lead,Siddow,07700 900458,gemma.stroud@example.org\n"
+        "Gemma Hall,Taproom Manager,Dunmere,07700 900459,gemma.hall@example.org\n"
+        "Tom Beck,Brewer,Siddow,07700 900222,tom.beck@example.org\n"),
+        "rota.csv": (
+        "name,site,phone,mobile\n"
+        "Ada Lind,Siddow,01632 960101,\n"
+        "Bo Kerr,Siddow,01632 960102,07700 900333\n")})
+    hers = index.ask("What's Tom Beck's mobile?")
+    follow_up = index.ask("what's her mobile?", history=[(
+        "Who runs the warehouse at Siddow?", "Gemma Stroud is the Warehouse Lead [1].")])
+    password = index.ask("What's the wifi password at Siddow?")
+    no_mobile = index.ask("What's Ada Lind's mobile?")
+    index.close()
+
+    assert hers.found and hers.text.startswith("07700 900222")
+    assert follow_up.found and follow_up.text.startswith("07700 900458")
+    assert not password.found
+    assert not no_mobile.found
+
+
 def test_the_quote_that_holds_the_kind_of_value_asked_is_quoted_first():
     """The sentence chosen best names her but holds no e-mail address; the contact row
     chosen beside it does, and is quoted first."""

@@ -43,6 +43,7 @@ from qa.answering.question_kinds import (
     negated,
     specific_names,
     stems,
+    value_words,
     yes_no_subject,
 )
 from qa.indexing.chunking import split_sentences
@@ -342,7 +343,8 @@ def asked_column(question: str, fields: list[tuple[str, str]]) -> int | None:
     shares most words with it ("footfall at Brackenford in July 2025?": "Brackenford
     2025", not "Brackenford 2024"; "café takings?": "Ashcombe – Café"), not counting words
     every column holds, nor a field whose value the question already names (the row's
-    key: "July"). None when no column or two columns alike are named."""
+    key: "July"). With no column named, the one column of the kind of value asked ("her
+    mobile?": "phone"). None when no column or two columns alike are named."""
     asked = _terms(question)
     names = [_terms(column) for column, _ in fields]
     shared = set.intersection(*names) if names else set()
@@ -350,7 +352,10 @@ def asked_column(question: str, fields: list[tuple[str, str]]) -> int | None:
     overlap = [len((named - shared) & asked) if not value or not value <= asked else 0
                for named, value in zip(names, values, strict=True)]
     best = max(overlap, default=0)
-    return overlap.index(best) if best and overlap.count(best) == 1 else None
+    if not best:  # "her mobile?": the one column of a phone number (`value_words`)
+        kind = [i for i, (name, _) in enumerate(fields) if value_words(question, [name])]
+        return kind[0] if len(kind) == 1 else None
+    return overlap.index(best) if overlap.count(best) == 1 else None
 
 
 def row_excerpt(question: str, quote: str) -> str | None:

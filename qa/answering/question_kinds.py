@@ -31,7 +31,7 @@ answers it.
 """
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from qa.stemming import index_term
 from qa.words import (
@@ -169,18 +169,18 @@ _ADDRESS = re.compile(  # a number and a street
 _MONEY = re.compile(r"[£$€¥]|\b\d[\d,.]*\s*(?:pounds?|pence|p|euros?|dollars?|gbp|eur|usd)\b|"
                     r"\b(?:prices?|costs?|fees?|charges?|rates?)\b[^.;\n\d]{0,25}\d|"
                     r"\bfree\b|\bno\s+(?:charge|cost|fee)\b", re.I)
-_ASKED_VALUES = (
-    (re.compile(r"^\s*(?:how\s+much\s+(?:did|does|do|will|would|is|was|are|were)\b.*"
-                r"\bcost(?:s|ing)?\b|what\s+(?:did|does|do|will|would)\b.*\bcost\??\s*$)",
-                re.I), _MONEY),
-    (re.compile(r"^\s*(?:at\s+)?what\s+time\s+(?:does|do|did|will|should|can|must|would)\b",
-                re.I), _CLOCK),
-    (re.compile(_WHAT_IS + r"(?:(?:alarm|door|entry|access|gate|lock|keypad|safe|security|"
-                r"wi-?fi)\s+(?:code|pin|password)|pin|passcode)\b", re.I), _CODE),
-    (re.compile(_WHAT_IS + r"e-?mail(?:\s+address)?\b", re.I), re.compile(r"@")),
-    (re.compile(_WHAT_IS + r"(?:(?:(?:tele)?phone|mobile|fax)(?:\s+number)?|extension)\b", re.I),
-     _PHONE),
-    (re.compile(_WHAT_IS + r"(?:postal\s+|street\s+)?address\b", re.I), _ADDRESS),
+_ASKED_VALUES = (  # the words naming the value asked are the group "asked"
+    (re.compile(r"^\s*(?:how\s+much\s+(?:did|does|do|will|would|is|was|are|were)\b|"
+                r"what\s+(?:did|does|do|will|would)\b(?=.*\bcost\??\s*$))"
+                r".*\b(?P<asked>cost(?:s|ing)?)\b", re.I), _MONEY),
+    (re.compile(r"^\s*(?:at\s+)?what\s+(?P<asked>time)\s+(?:does|do|did|will|should|can|must|"
+                r"would)\b", re.I), _CLOCK),
+    (re.compile(_WHAT_IS + r"(?P<asked>(?:alarm|door|entry|access|gate|lock|keypad|safe|"
+                r"security|wi-?fi)\s+(?:code|pin|password)|pin|passcode)\b", re.I), _CODE),
+    (re.compile(_WHAT_IS + r"(?P<asked>e-?mail(?:\s+address)?)\b", re.I), re.compile(r"@")),
+    (re.compile(_WHAT_IS + r"(?P<asked>(?:(?:tele)?phone|mobile|fax)(?:\s+number)?|extension)\b",
+                re.I), _PHONE),
+    (re.compile(_WHAT_IS + r"(?P<asked>(?:postal\s+|street\s+)?address)\b", re.I), _ADDRESS),
 )
 
 
@@ -245,6 +245,23 @@ def states_a_value(text: str) -> bool:
 def _asked_value(question: str) -> re.Pattern[str] | None:
     """What a text that states the value the question asks for holds (_ASKED_VALUES)."""
     return next((holds for asks, holds in _ASKED_VALUES if asks.search(question)), None)
+
+
+def value_words(question: str, columns: Sequence[str]) -> str:
+    """The question's words that name the kind of value it asks for, when one of a row's
+    `columns` names a value of the same kind: "mobile" of "What's her mobile?" when a
+    column is "phone", though no column is called "mobile"."""
+    for asks, holds in _ASKED_VALUES:
+        found = asks.search(question)
+        if found:
+            return found["asked"] if any(_column_kind(name) is holds for name in columns) else ""
+    return ""
+
+
+def _column_kind(column: str) -> re.Pattern[str] | None:
+    """The kind of value (`_ASKED_VALUES`) a column's name asks for: "phone" and "Mobile
+    no." a phone number, "email" an e-mail address."""
+    return _asked_value(f"What is the {column.replace('_', ' ')}?")
 
 
 def stems(text: str) -> set[str]:

@@ -74,6 +74,7 @@ from qa.answering.question_kinds import (
     specific_names,
     spells_out,
     states_a_value,
+    value_words,
     yes_no_subject,
 )
 from qa.answering.reader import Reading
@@ -312,7 +313,8 @@ def compose_answer(
         answers = score >= threshold
     else:  # exact data, read unlike a question: it holds every word asked, or the model says
         answers = row_answers(question, best.text, best.hit.title, asked) and (
-            score >= threshold or assessment.signals[chosen[0]].coverage >= 1.0)
+            score >= threshold or assessment.signals[chosen[0]].coverage >= 1.0
+            or _row_holds_question(question, asked, best, assessment.candidates))
     if (not answers or assessment.names_unknown
             or lacks_asked_value(asked or question, _window_text(best))
             or names_another_period(asked or question, _up_to(best))
@@ -449,8 +451,8 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
         return False
     if ranged:  # "6 years" of service: the row of "5 to under 10 years"
         return True
-    cells, selectors, own = (_cell_words(row), _selectors(question, row, title),
-                             _selectors(user, row, title))
+    cells, selectors, own = (_cell_words(row), _selectors(question, text, title),
+                             _selectors(user, text, title))
     names = [{index_term(word) for word in name if word.isalpha()} & own
              for name in specific_names(user)
              if not (len(name) == 1 and spells_out(name[0], text))]  # "QS": "Quarry Street"
@@ -458,12 +460,36 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
         name & cells for name in names if name)
 
 
-def _selectors(question: str, row: tuple[str, list[tuple[str, str]]], title: str) -> set[str]:
-    """The question's words (stems) that may select a row: those that name no part of its
-    table (its caption, columns, document title)."""
-    caption, fields = row
-    table = {index_term(w) for w in content_words(" ".join([caption, title,
-                                                             *(name for name, _ in fields)]))}
+def _row_holds_question(question: str, asked: str | None, best: "_Candidate",
+                        candidates: Sequence["_Candidate"]) -> bool:
+    """Whether the row `best` holds every word the user typed, the kind of value asked
+    standing for its own name when no column of the table is so named ("What's Sam
+    Whitcombe's mobile?" of a row with a phone number), and, for a follow-up, a word of
+    each name the turns before give, though not the words of the question before ("Who
+    runs the warehouse?" "Gemma Stroud is the Warehouse Lead." "what's her mobile?")."""
+    row = row_fields(best.text)
+    if row is None:
+        return False
+    columns = {index_term(word) for c in candidates if c.hit.source == best.hit.source
+               and (other := row_fields(c.text)) is not None and other[0] == row[0]
+               for name, _ in other[1] for word in content_words(name)}
+    kind = {index_term(word) for word in content_words(
+        value_words(asked or question, [name for name, _ in row[1]]))}
+    cells = _cell_words(row) | (kind if not kind & columns else set())
+    typed = {index_term(word) for word in content_words(asked or question)} - {
+        index_term(word) for word in PRONOUNS}
+    names = [{index_term(word) for word in name} for name in specific_names(question)]
+    return typed <= cells and all(name & cells for name in names)
+
+
+def _selectors(question: str, text: str, title: str) -> set[str]:
+    """The question's words (stems) that may select the row `text`: those that name no
+    part of its table (its caption, columns, document title) nor the kind of value asked
+    that a column names (`value_words`: "mobile" of a row with a "phone")."""
+    caption, fields = row_fields(text) or ("", [])
+    columns = [name for name, _ in fields]
+    table = {index_term(w) for w in content_words(" ".join([
+        caption, title, value_words(question, columns), *columns]))}
     return {index_term(w) for w in content_words(question)} - table
 
 
@@ -479,7 +505,7 @@ def another_row_named(question: str, best: "_Candidate",
     row = row_fields(best.text)
     if row is None:
         return False
-    selectors = _selectors(question, row, best.hit.title)
+    selectors = _selectors(question, best.text, best.hit.title)
     held = len(selectors & _cell_words(row))
     others = (row_fields(c.text) for c in candidates if c.hit.source == best.hit.source)
     return any(other is not None and other[0] == row[0]
