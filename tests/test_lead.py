@@ -73,6 +73,9 @@ from qa.answering.quoted import row_answers
      "Only drivers aged 25 or over may drive the vans.", "No"),
     ("Can drivers carry a £200 change float?",  # "carry more than" bounds; "carry over" not
      "Drivers must not carry more than £150 in change float.", "No"),
+    ("Could a swimmer pause their membership for five months?",  # "in any 12": a period
+     "You can pause your membership for up to 4 months in any 12 months, at £5 a month.",
+     "No"),
     ("Is the fee £25?", "The fee is not £30.", NO_VERDICT),  # "not £30" says nothing of £25
     ("can 3 nurses from the same site be on leave at the same time?",  # a bound, other words
      "No more than two members of the same team at one site may be on leave at the same "

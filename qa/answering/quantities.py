@@ -76,6 +76,8 @@ _BARE = frozenset(("",))  # the unit of a number with none: "between 7.2 and 7.6
 _NAME_BEFORE = re.compile(r"\b([A-Z]\w*)[ \t]+$")
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot)\b|n't\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.;!?]\s|,\s+(?:but|whereas|although|though|however)\b", re.I)
+_PERIOD_BEFORE = re.compile(r"\b(?:per|each|every|(?:in|within|over|during)\s+(?:any|each|every)"
+                            r"(?:\s+one)?)\s+$", re.IGNORECASE)
 _PART_MARKS = ",;:.!?"  # what parts a list of limits: "tinned goods up to 6 months, dry..."
 # an age: its numbers count years ("aged 10 and over", "aged between 11 and 17")
 _AGED = re.compile(r"\bage[ds]?\s+(?:between\s+|from\s+)?(?:\d+\s*(?:to|and|-|–)\s*)?$",
@@ -180,7 +182,8 @@ def decides(question: str, text: str, exact: bool = False) -> bool | None:
     for asked in spans(question):
         if asked.units == _BARE:  # "one of our vans" tests no amount
             continue
-        alike = [span for span in told if span.units & asked.units] or [
+        alike = [span for span in told if span.units & asked.units
+                 and _a_period_of(question, asked) == _a_period_of(text, span)] or [
             span for span in told if span.units == _BARE and not asked.units & _MEASURED]
         if len(alike) > 1:  # "tinned goods up to 6 months, rice up to 2": of what is asked
             alike = _of_asked(question, text, alike)
@@ -203,6 +206,13 @@ def decides(question: str, text: str, exact: bool = False) -> bool | None:
         elif _two_sided(asked) and math.isinf(said.low) != math.isinf(said.high):
             verdicts.add(asked.holds(said.of[-1].value) != turned)  # the limit's own amount
     return verdicts.pop() if len(verdicts) == 1 else None
+
+
+def _a_period_of(text: str, span: Span) -> bool:
+    """Whether the span is the period a rate or a limit is counted over, not an amount
+    itself: "12 months" of "up to 3 months in any 12 months" ("per", "each", "every",
+    "in any")."""
+    return bool(_PERIOD_BEFORE.search(text, max(0, span.start - _LOOK_BACK), span.start))
 
 
 def _two_sided(span: Span) -> bool:
