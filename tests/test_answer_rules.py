@@ -366,6 +366,13 @@ def test_a_subject_in_quotes_names_a_document_even_without_its_title():
     ("how much is it costing?", "The new boiler goes in on 3 May.", True),
     ("What does the copper kettle cost?", "Prices: Product: Copper kettle; Price: 24.50.", False),
     ("What did the repairs cost?", "The repairs were done free of charge.", False),
+    # "When...?" needs a time, however said
+    ("When does the licence course start?", "We pay for the licence course, up to £250.",
+     True),
+    ("When is rent due?", "Rent is due on the first Monday of each month.", False),
+    ("When were the lines cleaned?", "The lines were cleaned in 2024.", False),
+    ("When's the next fire drill?", "Fire drills are held twice a year.", False),
+    ("When dating rocks, what is measured?", "Isotopes are measured.", False),  # no "when?"
     # no value of a kind asked for: any sentence may answer
     ("What is the dress code?", "Smart casual, with closed shoes in the studio.", False),
     ("What time are the polonaises written in?", "They are in triple time.", False),

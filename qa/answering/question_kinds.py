@@ -22,8 +22,9 @@ hand-written sentences.
 A name or a number the question holds ("the UGSS forecast", "in 1805") that no passage
 holds says the documents are about something else: `specific_names` finds them. And a
 question for a value that only one kind of text can state (a clock time, a door or alarm
-code, an e-mail address, a phone number) is not answered by a sentence without one, however
-close it is ("The alarm code is changed every quarter"): `lacks_asked_value` tells.
+code, an e-mail address, a phone number, a time for "When...?") is not answered by a
+sentence without one, however close it is ("The alarm code is changed every quarter"):
+`lacks_asked_value` tells.
 
 An overview question ("What is this document about?", "Summarize the handbook") asks
 for no sentence in particular: `summary_subject` tells it apart, and `qa.answering.summary`
@@ -37,6 +38,7 @@ from qa.stemming import index_term
 from qa.words import (
     AUXILIARIES,
     MONTH_NAMES,
+    MONTHS,
     NUMBER,
     STOPWORDS,
     WEEKDAYS,
@@ -169,6 +171,18 @@ _ADDRESS = re.compile(  # a number and a street
 _MONEY = re.compile(r"[£$€¥]|\b\d[\d,.]*\s*(?:pounds?|pence|p|euros?|dollars?|gbp|eur|usd)\b|"
                     r"\b(?:prices?|costs?|fees?|charges?|rates?)\b[^.;\n\d]{0,25}\d|"
                     r"\bfree\b|\bno\s+(?:charge|cost|fee)\b", re.I)
+# a time, however said: a year, a date, a day, a month, a season, how often, a clock time,
+# a point relative to another ("before", "after", "within", "until", "since")
+_TIME_SAID = re.compile(
+    rf"\b(?:1\d|20)\d\d(?:s)?\b|\b\d{{1,2}}(?:st|nd|rd|th)\b|\b\d{{1,2}}/\d{{1,2}}\b|"
+    rf"\b\d+\s*(?:bc|bce|ad|ce)\b|\b(?:{MONTHS})\b|{WEEKDAYS}|\b(?:spring|summer|autumn|fall|"
+    r"winter|christmas|easter|holidays?|half-term|weekends?|weekdays?|today|tomorrow|yesterday|"
+    r"tonight|daily|weekly|fortnightly|monthly|quarterly|annually|yearly|each|every|before|"
+    r"after|during|until|till|by|within|once|when|whenever|while|since|ago|later|earlier|end|"
+    r"start|beginning|morning|afternoon|evening|night|term|weeks?|fortnight|months?|"
+    r"quarters?|years?|days?|hours?|minutes?|century|centuries|decades?|era|period|age|times?|"
+    r"first|last|next|previous|soon|immediately|now|then|prior|following|upon|advance|"
+    r"arrival|notice)\b|" + _CLOCK.pattern, re.I)
 _ASKED_VALUES = (  # the words naming the value asked are the group "asked"
     (re.compile(r"^\s*(?:how\s+much\s+(?:did|does|do|will|would|is|was|are|were)\b|"
                 r"what\s+(?:did|does|do|will|would)\b(?=.*\bcost\??\s*$))"
@@ -181,6 +195,8 @@ _ASKED_VALUES = (  # the words naming the value asked are the group "asked"
     (re.compile(_WHAT_IS + r"(?P<asked>(?:(?:tele)?phone|mobile|fax)(?:\s+number)?|extension)\b",
                 re.I), _PHONE),
     (re.compile(_WHAT_IS + r"(?P<asked>(?:postal\s+|street\s+)?address)\b", re.I), _ADDRESS),
+    (re.compile(r"^\s*(?P<asked>when)(?:'s|’s|s|\s+(?:is|was|are|were|does|do|did|will|would|"
+                r"can|could|should|must|has|have|had|may|might))\b", re.I), _TIME_SAID),
 )
 
 
@@ -188,7 +204,8 @@ def lacks_asked_value(question: str, text: str) -> bool:
     """Whether the question asks for a value of a kind `text` holds none of: an amount of
     money ("How much did the new boiler cost?"), a clock time ("What time does the
     warehouse open?"), a code with a digit, an e-mail address, a phone number or
-    extension, a street address."""
+    extension, a street address, a time however said ("When does the course start?" of
+    "Pay for the course, up to £250": no year, date, day or "before")."""
     holds = _asked_value(question)
     return holds is not None and not holds.search(text)
 

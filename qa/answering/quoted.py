@@ -41,8 +41,9 @@ is, and how surely the verifier says it answers. Below its threshold the answer 
 the documents do not contain it and cites nothing; a question that names something (a
 name, an acronym, a number) that no passage holds is refused too, and so is one that asks
 for a value of a kind (a clock time, a code, an e-mail address, a phone number, a street
-address) that the sentence and its neighbours hold none of. An answer that is given opens
-with the value or the verdict asked for, taken from the quote (`qa.answering.lead`).
+address, a time for "When...?") that the sentence quoted holds none of. An answer that is
+given opens with the value or the verdict asked for, taken from the quote
+(`qa.answering.lead`).
 A statement rather than a question (a claim to find evidence for: the "statement" kind of
 `qa.answering.asking`) is answered by `evidence_answer`: the cosine and sentence-BM25 rank
 fusion, which finds SciFact's evidence more often, when its most similar sentence reaches
@@ -316,7 +317,7 @@ def compose_answer(
             score >= threshold or assessment.signals[chosen[0]].coverage >= 1.0
             or _row_holds_question(question, asked, best, assessment.candidates))
     if (not answers or assessment.names_unknown
-            or lacks_asked_value(asked or question, _window_text(best))
+            or lacks_asked_value(asked or question, best.text)
             or names_another_period(asked or question, _up_to(best))
             or another_row_named(asked or question, best, assessment.candidates)):
         return Answer(question, NOT_FOUND, False, (), score=score)
@@ -351,7 +352,7 @@ def _quote_order(question: str, assessment: Assessment) -> list[int]:
     costs ...")."""
     def worse(i: int) -> tuple[bool, bool]:
         candidate = assessment.candidates[i]
-        return (lacks_asked_value(question, _window_text(candidate)),
+        return (lacks_asked_value(question, candidate.text),
                 _names_longer(question, candidate.text))
     return sorted(assessment.chosen, key=worse)
 
@@ -420,12 +421,6 @@ def _up_to(candidate: "_Candidate") -> str:
     """The candidate's passage up to the end of the sentence: what it says under its
     headings ("2024 in numbers", then "Parcels issued: 5,310 (2023: 4,175)")."""
     return candidate.hit.text[:candidate.sentence.end - candidate.hit.start]
-
-
-def _window_text(candidate: "_Candidate") -> str:
-    """The candidate sentence with the sentences either side of it."""
-    return " ".join(_text(candidate.hit, s) for s in (candidate.previous, candidate.sentence,
-                                                      candidate.following) if s)
 
 
 def row_answers(question: str, text: str, title: str = "", asked: str | None = None) -> bool:
