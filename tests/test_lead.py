@@ -97,6 +97,9 @@ from qa.answering.quoted import row_answers
     ("Are guide dogs allowed in the cafe?",
      "No dogs are allowed in the cafe except guide dogs.", "Yes"),
     ("Do staff have to clock in?", "All staff except managers must clock in.", "Yes"),
+    ("Can my 10 year old come on a Sunday walk?",  # an age's "year" is no New Year
+     "Guided walks run every Sunday at 10:00, except over Christmas and New Year.",
+     NO_VERDICT),
     ("Do managers have to clock in?", "All staff except managers must clock in.", "No"),
     ("Is the office open every day except Sunday?",
      "The office is open every day except Sunday.", "Yes"),

@@ -36,7 +36,7 @@ traceable as the quote it comes from.
 
 import re
 
-from qa.answering.quantities import bounds, decides, in_digits, names_money, untested
+from qa.answering.quantities import bounds, decides, in_digits, names_money, points, untested
 from qa.answering.question_kinds import (
     answer_type,
     content_words,
@@ -264,12 +264,15 @@ def excepts(asked: set[str], clause: str, question: str) -> bool:
     for mileage?" (No); "No pets are allowed except guide dogs" of "Are guide dogs
     allowed?" (Yes). Only a word asked that the exception names and the rest of the clause
     does not counts ("All staff except managers clock in" excepts no one of "Do staff
-    clock in?"); a question that itself says "except" is read as it says."""
+    clock in?"), and no word of an amount ("my 14 year old" is not "New Year"); a
+    question that itself says "except" is read as it says."""
     found = _EXCEPT.search(clause)
     if found is None or _EXCEPT.search(question):
         return False
     rest = clause[:found.start()] + clause[found.end():]
-    return bool(asked & _terms(found["what"]) - _terms(rest))
+    amounts = {term for amount in points(question)  # "my 14 year old" names no New Year
+               for term in _terms(question[amount.start:amount.end])}
+    return bool(asked & _terms(found["what"]) - _terms(rest) - amounts)
 
 
 def deciding_clause(asked: set[str], quote: str) -> str:
