@@ -190,24 +190,27 @@ def test_a_mobile_is_read_from_a_phone_column_alone_and_asked_of_the_one_just_na
 
 def test_a_sentence_of_another_number_is_no_answer_but_a_heading_or_range_may_say_it(
         tmp_path):
-    """Level 2's rate is not Level 1's; the quarter a heading names, and the age a range
-    holds, are said though the sentence does not repeat them."""
+    """Level 2's rate is not Level 1's; the quarter a heading names, the age a range
+    holds and a decade are said though the sentence does not repeat them as asked."""
     index = index_of(tmp_path, {"pay.md": (
         "# Swim school\n\nLevel 2 swim teachers are paid £14.00 an hour from September. "
         "Level 1 teachers must hold a pool lifeguard award.\n\n"
         "## Q1 review\n\nThe labeller fault was traced to a worn glue pump.\n\n"
         "## Children\n\nWhile a child aged 8 to 11 swims alone, the parent must wait in "
-        "the spectator gallery.\n\n## Lanes\n\nLane 9 is kept for lengths.\n")})
+        "the spectator gallery.\n\n## Lanes\n\nLane 9 is kept for lengths.\n\n"
+        "## History\n\nMost of the estate's homes were built in the 1980s and 1990s.\n")})
     other_level = index.ask("What's the hourly rate for Level 1 swim teachers?")
     level = index.ask("What's the hourly rate for Level 2 swim teachers?")
     quarter = index.ask("What was wrong with the labeller in Q1?")
     age = index.ask("Where does the parent wait while their 9 year old swims alone?")
+    decade = index.ask("Other than the 1980s, in which decade were the estate's homes built?")
     index.close()
 
     assert not other_level.found
     assert level.found and "£14.00" in level.text
     assert quarter.found and "glue pump" in quarter.text
     assert age.found and "spectator gallery" in age.text
+    assert decade.found and "1990s" in decade.text
 
 
 def test_the_quote_that_holds_the_kind_of_value_asked_is_quoted_first():
