@@ -50,6 +50,7 @@ def _rows(lines: list[str], source: str = "budget.xlsx", table: int = 0) -> list
     ("Which team spent the most?", "largest"),
     ("Which city has the lowest spend?", "smallest"),
     ("How many teams are in Lyon?", "count"),
+    ("How many staff hold a forklift licence?", "count"),  # any verb with an object
     ("What is the total spend?", "total"),
     ("What is the average spend per team?", "average"),
     ("How much more did Support spend than Finance?", "difference"),
@@ -66,6 +67,13 @@ STAFF = ["Staff: Name: Ada Lind; Site: Leeds; First aider: Yes; DBS check: Enhan
          "Staff: Name: Bo Berg; Site: Leeds; First aider: No; DBS check: None.",
          "Staff: Name: Cy Moss; Site: York; First aider: Yes; DBS check: Basic.",
          "Staff: Name: Di Park; Site: Leeds; First aider: Yes; DBS check: None."]
+
+
+def test_a_count_of_those_a_yes_or_no_column_says_yes_to():
+    headline, used = compute("count", "How many staff hold a DBS check?", _rows(STAFF))
+
+    assert headline.startswith("Staff: 2 (computed")
+    assert [row.cells["Name"].text for row in used] == ["Ada Lind", "Cy Moss"]
 
 
 @pytest.mark.parametrize(("question", "names"), [

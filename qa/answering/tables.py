@@ -75,8 +75,11 @@ _SMALLEST = re.compile(r"\b(?:smallest|lowest|least|fewest|minimum|shortest|youn
 _MEASURED = re.compile(r"\b(?:longest|oldest|heaviest|expensive|busiest|shortest|youngest|"
                        r"lightest|cheapest|quietest)\b", re.I)
 _WHICH = re.compile(r"^\s*(?:which|what|who|whose)\b", re.I)
-_COUNT = re.compile(r"^\s*how many\s+(?P<noun>.+?)\s+(?:are|is|were|was|have|has|do|does|"
-                    r"did|will|would|can|could|should|in|on|at|with|there)\b", re.I)
+# what is counted: the words before a verb or preposition, or before any verb that has
+# an object ("How many staff hold a forklift licence?")
+_COUNT = re.compile(r"^\s*how many\s+(?P<noun>.+?)\s+(?:(?:are|is|were|was|have|has|do|does|"
+                    r"did|will|would|can|could|should|in|on|at|with|there)\b|"
+                    r"(?=[a-z]+\s+(?:an?|the|their|our|any)\s))", re.I)
 # words for the people a list of contacts holds, whom no caption or column names
 _PEOPLE = frozenset(("people", "persons", "staff", "employees", "members", "contacts"))
 # "Which teams work in Lyon?": rows by a plural noun, whatever the verb (a list question
