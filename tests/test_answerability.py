@@ -198,12 +198,15 @@ def test_a_sentence_of_another_number_is_no_answer_but_a_heading_or_range_may_sa
         "## Q1 review\n\nThe labeller fault was traced to a worn glue pump.\n\n"
         "## Children\n\nWhile a child aged 8 to 11 swims alone, the parent must wait in "
         "the spectator gallery.\n\n## Lanes\n\nLane 9 is kept for lengths.\n\n"
-        "## History\n\nMost of the estate's homes were built in the 1980s and 1990s.\n")})
+        "## History\n\nMost of the estate's homes were built in the 1980s and 1990s.\n\n"
+        "## Nights\n\nFrom 11.00pm until 8.00am, calls are handled by Nightline Vets.\n\n"
+        "## Visits\n\nThe kennels take no visitors after 11pm.\n")})
     other_level = index.ask("What's the hourly rate for Level 1 swim teachers?")
     level = index.ask("What's the hourly rate for Level 2 swim teachers?")
     quarter = index.ask("What was wrong with the labeller in Q1?")
     age = index.ask("Where does the parent wait while their 9 year old swims alone?")
     decade = index.ask("Other than the 1980s, in which decade were the estate's homes built?")
+    night = index.ask("Who handles calls after 11pm?")
     index.close()
 
     assert not other_level.found
@@ -211,6 +214,7 @@ def test_a_sentence_of_another_number_is_no_answer_but_a_heading_or_range_may_sa
     assert quarter.found and "glue pump" in quarter.text
     assert age.found and "spectator gallery" in age.text
     assert decade.found and "1990s" in decade.text
+    assert night.found and "Nightline Vets" in night.text
 
 
 def test_the_quote_that_holds_the_kind_of_value_asked_is_quoted_first():

@@ -433,8 +433,8 @@ def _lacks_number(question: str, candidate: "_Candidate") -> bool:
     said = set(WORD.findall(years_as_one_word(in_digits(text)).lower())) | {
         amount.number for amount in points(question) if contains([amount], text)}
     return any(any(char.isdigit() for char in name[0])
-               and not said & {form for word in name  # "under-8s", "the 1980s"
-                               for form in (word, re.sub(r"(?<=\d)s$", "", word))}
+               and not said & {form for word in name  # "under-8s", "the 1980s", "11pm"
+                               for form in (word, re.sub(r"(?<=\d)(?:s|am|pm)$", "", word))}
                for name in specific_names(years_as_one_word(untested(question))))
 
 
