@@ -140,12 +140,14 @@ def test_which_is_largest_names_the_row_and_its_value():
 
 
 def test_a_superlative_that_names_a_measure_does_not_take_another_column():
-    """"Heaviest" asks for a weight: the only column of numbers, a price, is not it."""
+    """"Heaviest" asks for a weight, "the minimum term" for a term: the only column of
+    numbers, a price, is not it."""
     rows = _rows(["Parcels: Parcel: P-1; Destination: Oslo; Price (€): 14.50.",
                   "Parcels: Parcel: P-2; Destination: Bergen; Price (€): 9.80.",
                   "Parcels: Parcel: P-3; Destination: Tromsø; Price (€): 21.00."])
 
     assert compute("largest", "Which parcel is the heaviest?", rows) is None
+    assert compute("smallest", "What's the minimum term for a parcel?", rows) is None
     assert compute("largest", "Which parcel costs the most?", rows)[0].startswith(
         "P-3: Price (€) 21.00, the largest")
 

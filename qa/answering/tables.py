@@ -50,7 +50,7 @@ from qa.loaders.cells import Cell, Table
 from qa.loaders.tables import row_fields
 from qa.search import Hit
 from qa.stemming import index_term
-from qa.words import WORD, years_as_one_word
+from qa.words import STOPWORDS, WORD, years_as_one_word
 
 MIN_SHARE = 0.5  # of the question's words that the table it is about must hold
 NEGATION_SPAN = 3  # words before a column's name that may negate it
@@ -381,7 +381,8 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
         return _changed(question, rows, columns, numeric, label)
     column = _named_column(question, numeric)
     if column is None and operation in ("largest", "smallest", "difference") and \
-            len(numeric) == 1 and not _MEASURED.search(question):
+            len(numeric) == 1 and not _MEASURED.search(question) and \
+            not _names_what_is_measured(question):
         # "Which team spent the most?": the only column of numbers
         column = numeric[0]
         refused = _refused(column, rows)
@@ -407,6 +408,15 @@ def compute(operation: str, question: str, rows: Sequence[Row]) -> tuple[str, li
     if len(kept) < 2:  # one row's value is quoted, not computed
         return None
     return _summed(operation, kept, column, where)
+
+
+def _names_what_is_measured(question: str) -> bool:
+    """Whether the word of most or least is followed by what it measures ("What's the
+    minimum term?"), which, if no column is so named, is not the only column of numbers
+    (a price); "Which team spent the most?" names nothing after it."""
+    found = _LARGEST.search(question) or _SMALLEST.search(question)
+    after = WORD.findall(question[found.end():]) if found else []
+    return bool(after) and after[0].lower() not in STOPWORDS
 
 
 def _listed(question: str, rows: Sequence[Row], columns: list[str],
