@@ -180,12 +180,15 @@ def test_a_mobile_is_read_from_a_phone_column_alone_and_asked_of_the_one_just_na
         "Who runs the warehouse at Siddow?", "Gemma Stroud is the Warehouse Lead [1].")])
     password = index.ask("What's the wifi password at Siddow?")
     no_mobile = index.ask("What's Ada Lind's mobile?")
+    his = index.ask("what's his mobile?", history=[
+        ("Who else is on the Siddow rota?", "Bo Kerr is on the Siddow rota [1].")])
     index.close()
 
     assert hers.found and hers.text.startswith("07700 900222")
     assert follow_up.found and follow_up.text.startswith("07700 900458")
     assert not password.found
     assert not no_mobile.found
+    assert his.found and his.text.startswith("07700 900333")  # a column called "mobile"
 
 
 def test_a_sentence_of_another_number_is_no_answer_but_a_heading_or_range_may_say_it(

@@ -467,8 +467,8 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
         return False
     if ranged:  # "6 years" of service: the row of "5 to under 10 years"
         return True
-    cells, selectors, own = (_cell_words(row), _selectors(question, text, title),
-                             _selectors(user, text, title))
+    cells, selectors, own = (_cell_words(row), _selectors(question, row, title),
+                             _selectors(user, row, title))
     names = [{index_term(word) for word in name if word.isalpha()} & own
              for name in specific_names(user)
              if not (len(name) == 1 and spells_out(name[0], text))]  # "QS": "Quarry Street"
@@ -478,9 +478,9 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
 
 def _row_holds_question(question: str, asked: str | None, best: "_Candidate",
                         candidates: Sequence["_Candidate"]) -> bool:
-    """Whether the row `best` holds every word the user typed, the kind of value asked
-    standing for its own name when no column of the table is so named ("What's Sam
-    Whitcombe's mobile?" of a row with a phone number), and, for a follow-up, a word of
+    """Whether the row `best` (its cells and columns) holds every word the user typed, the
+    kind of value asked standing for its own name when no column of the table is so named
+    ("What's Sam Whitcombe's mobile?" of a row with a phone number), and, for a follow-up, a word of
     each name the turns before give, though not the words of the question before ("Who
     runs the warehouse?" "Gemma Stroud is the Warehouse Lead." "what's her mobile?")."""
     row = row_fields(best.text)
@@ -491,18 +491,19 @@ def _row_holds_question(question: str, asked: str | None, best: "_Candidate",
                for name, _ in other[1] for word in content_words(name)}
     kind = {index_term(word) for word in content_words(
         value_words(asked or question, [name for name, _ in row[1]]))}
-    cells = _cell_words(row) | (kind if not kind & columns else set())
+    held = {index_term(word) for word in content_words(best.text)} | (
+        kind if not kind & columns else set())
     typed = {index_term(word) for word in content_words(asked or question)} - {
         index_term(word) for word in PRONOUNS}
     names = [{index_term(word) for word in name} for name in specific_names(question)]
-    return typed <= cells and all(name & cells for name in names)
+    return typed <= held and all(name & held for name in names)
 
 
-def _selectors(question: str, text: str, title: str) -> set[str]:
-    """The question's words (stems) that may select the row `text`: those that name no
-    part of its table (its caption, columns, document title) nor the kind of value asked
-    that a column names (`value_words`: "mobile" of a row with a "phone")."""
-    caption, fields = row_fields(text) or ("", [])
+def _selectors(question: str, row: tuple[str, list[tuple[str, str]]], title: str) -> set[str]:
+    """The question's words (stems) that may select a row: those that name no part of its
+    table (its caption, columns, document title) nor the kind of value asked that a column
+    names (`value_words`: "mobile" of a row with a "phone")."""
+    caption, fields = row
     columns = [name for name, _ in fields]
     table = {index_term(w) for w in content_words(" ".join([
         caption, title, value_words(question, columns), *columns]))}
@@ -521,7 +522,7 @@ def another_row_named(question: str, best: "_Candidate",
     row = row_fields(best.text)
     if row is None:
         return False
-    selectors = _selectors(question, best.text, best.hit.title)
+    selectors = _selectors(question, row, best.hit.title)
     held = len(selectors & _cell_words(row))
     others = (row_fields(c.text) for c in candidates if c.hit.source == best.hit.source)
     return any(other is not None and other[0] == row[0]
