@@ -527,6 +527,18 @@ def test_a_difference_between_rows_named_in_part_is_in_the_order_named():
                         "(computed: 310,000 − 280,000).")
 
 
+def test_a_row_is_named_by_its_code_as_a_quarter_is():
+    rows = _rows(["Visitors: Quarter: Q1 (April to June); Corn Exchange: 12,905.",
+                  "Visitors: Quarter: Q2 (July to September); Corn Exchange: 17,240.",
+                  "Visitors: Quarter: Q4 (January to March); Corn Exchange: 8,715."])
+    question = "How many more visitors did the Corn Exchange get in Q2 than in Q4?"
+
+    headline, _ = compute(question_operation(question), question, rows)
+
+    assert headline == ("Corn Exchange, Q2 (July to September) minus Q4 (January to March): "
+                        "8,525 (computed: 17,240 − 8,715).")
+
+
 def test_a_change_of_one_row_between_years_written_short():
     rows = _rows(["Fees: Department: Family; 2022/23: £274,000; 2023/24: £318,000.",
                   "Fees: Department: Probate; 2022/23: £190,000; 2023/24: £201,000."])

@@ -107,6 +107,7 @@ _COMPARED = re.compile(r"\b(?:change|difference|variance|growth)\b", re.I)
 _BOTH = re.compile(r"\b(?:both|across|combined|together|altogether)\b", re.I)
 _OVER_ROWS = re.compile(r"\b(?:(?:the )?number of|amount of|across|all|both|each|every|"
                         r"together)\b", re.I)
+_CODE = re.compile(r"(?!years)[a-z]+\d+[a-z]?")  # "q2", "h1", "b12": no "years2425" (a year)
 _BRACKETED = re.compile(r"\([^)]*\)")  # "Q1 (Apr-Jun)" is named "Q1"
 # a year's last two digits: "years2425" (2024/25, `years_as_one_word`), "2025"
 _YEAR = re.compile(r"\byears(\d\d)\d\d\b|\b(?:19|20)(\d\d)\b")
@@ -794,11 +795,12 @@ def _leading(text: str) -> list[str]:
 
 def _named_first(words: list[str], others: set[str], asked: set[str]) -> bool:
     """Whether the question holds the cell's first `words` up to one no other cell holds
-    that is no number."""
+    that is no number (a code of letters and digits is a name: "Q2" names "Q2 (July to
+    September)")."""
     for word in words:
         if word not in asked:
             return False
-        if word not in others and not _is_number(word):
+        if word not in others and (not _is_number(word) or _CODE.fullmatch(word)):
             return True
     return False
 
