@@ -38,7 +38,7 @@ from qa.index import Index
 from qa.indexing.files import open_regular
 from qa.loaders import drawing, ocr, opendocument, sheets, zipcheck
 from qa.loaders.base import TextBudget
-from qa.loaders.tables import cell_text, row_line, split_header
+from qa.loaders.tables import cell_text, row_fields, row_line, split_header
 from qa.loaders.word import word_rows, word_styles
 from qa.settings import Settings
 
@@ -173,7 +173,12 @@ def pdf_page(original: Original, page: int, quote: str) -> Picture:
 
 def _pdf_boxes(text_page, quote: str, width: float, height: float) -> list[Box]:
     """The rectangles PDFium gives for the run of characters that reads as `quote`, or as
-    its longest opening words on the page (a sentence that runs on to the next page)."""
+    its longest opening words on the page (a sentence that runs on to the next page). A
+    table's row, as indexing writes it (`qa.loaders.pdf_tables`), reads on the page as its
+    cells' values."""
+    row = row_fields(quote)
+    if row is not None:
+        quote = " ".join(value for _, value in row[1])
     units = [(ch, i) for i, ch in enumerate(text_page.get_text_range())]
     found, words = _locate(units, quote), quote.split()
     while not found and len(words) > MIN_MARKED_WORDS:

@@ -1,6 +1,7 @@
-"""PDF, read with pypdf: each page's text, its lines joined back into paragraphs by
-`qa.loaders.reflow`, and pages without a text layer read by OCR (`qa.loaders.ocr`) unless it is
-turned off. A PDF is refused as soon as its text could pass the limit.
+"""PDF, read with pypdf: each page's text, its ruled tables as rows of cells
+(`qa.loaders.pdf_tables`), its lines joined back into paragraphs by `qa.loaders.reflow`,
+and pages without a text layer read by OCR (`qa.loaders.ocr`) unless it is turned off. A
+PDF is refused as soon as its text could pass the limit.
 """
 
 import io
@@ -9,6 +10,7 @@ import re
 from qa.errors import LoadError
 from qa.loaders import ocr
 from qa.loaders.base import Loaded, Reading, TextBudget, join_pages, reason, text_too_long
+from qa.loaders.pdf_tables import draws_rules, with_tables
 from qa.loaders.reflow import reflow
 
 FORM_COST = 2_000  # bytes of content one drawing of a form counts beyond its own content
@@ -25,6 +27,8 @@ def load_pdf(data: bytes, reading: Reading) -> Loaded:
         if reader.is_encrypted and not reader.decrypt(""):
             raise LoadError("encrypted PDF (a password is needed to read it)")
         pages = _page_texts(reader, reading.budget)
+        ruled = [n for n, page in enumerate(reader.pages) if pages[n].strip() and draws_rules(page)]
+        pages = with_tables(data, pages, ruled, reading.budget) if ruled else pages
         pages = reflow(ocr.read_blank_pages(data, pages, reading) if reading.use_ocr else pages)
         title = (reader.metadata.title if reader.metadata else None) or ""
     except (PdfReadError, ValueError, KeyError, TypeError) as error:
