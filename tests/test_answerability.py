@@ -220,6 +220,27 @@ def test_a_sentence_of_another_number_is_no_answer_but_a_heading_or_range_may_sa
     assert night.found and "Nightline Vets" in night.text
 
 
+def test_what_a_document_s_name_says_is_said_of_its_rows_and_sentences(tmp_path):
+    """The loans policy's row holds no "loans" and the review's sentence names the year
+    before in passing: the file's name says them (another year's figure is still no
+    answer)."""
+    index = index_of(tmp_path, {
+        "Loans_Policy_2025.csv": ("Charge,Amount,Applies to\n"
+                                  "Loan administration fee,£250 per loan,All outgoing loans\n"
+                                  "Courier day rate,£320 per day,Plus travel and accommodation\n"),
+        "Annual_Review_2024-25.md": (
+            "# Volunteers\n\n86 volunteers gave 11,340 hours over the year (79 volunteers and "
+            "10,150 hours in 2023-24).\n\n# Shop\n\nThe shop took £38,900.\n")})
+    courier = index.ask("What's the courier day rate for loans?")
+    hours = index.ask("How many hours did volunteers put in during 2024-25?")
+    other_year = index.ask("How many hours did volunteers put in during 2022-23?")
+    index.close()
+
+    assert courier.found and "£320 per day" in courier.text
+    assert hours.found and "11,340 hours" in hours.text
+    assert not other_year.found
+
+
 def test_the_quote_that_holds_the_kind_of_value_asked_is_quoted_first():
     """The sentence chosen best names her but holds no e-mail address; the contact row
     chosen beside it does, and is quoted first."""

@@ -236,8 +236,9 @@ def assess(
                     [logits[chosen[0]]] if chosen[0] in logits else [])}
     span = max(((hits[r.passage], r) for r in readings), key=lambda found: found[1].margin,
                default=None)
+    named = {word for c in candidates for word in content_words(_named_by(c))}
     return Assessment(candidates, signals, chosen, features,
-                      _names_unknown(untested(asked or question), wanted, known | held,
+                      _names_unknown(untested(asked or question), wanted, known | held | named,
                                      [c.text for c in candidates]), wanted, idf, span)
 
 
@@ -320,7 +321,7 @@ def compose_answer(
     if (not answers or assessment.names_unknown
             or lacks_asked_value(asked or question, best.text)
             or _lacks_number(asked or question, best)
-            or names_another_period(asked or question, _up_to(best))
+            or names_another_period(asked or question, _said_up_to(best))
             or another_row_named(asked or question, best, assessment.candidates)):
         return Answer(question, NOT_FOUND, False, (), score=score)
     candidates = assessment.candidates
@@ -428,14 +429,25 @@ def _lacks_number(question: str, candidate: "_Candidate") -> bool:
     questions' gold sentences lack one so, 6.0% of the unanswerable ones' plausible
     sentences.) An amount the question tests ("Can I bring 3 guests?") is compared, not
     named (`untested`)."""
-    file_name = Path(candidate.hit.source).stem.replace("_", " ")  # "board_update_q1.pptx"
-    text = f"{file_name}\n{candidate.hit.title}\n{_up_to(candidate)}"
+    text = _said_up_to(candidate)
     said = set(WORD.findall(years_as_one_word(in_digits(text)).lower())) | {
         amount.number for amount in points(question) if contains([amount], text)}
     return any(any(char.isdigit() for char in name[0])
                and not said & {form for word in name  # "under-8s", "the 1980s", "11pm"
                                for form in (word, re.sub(r"(?<=\d)(?:s|am|pm)$", "", word))}
                for name in specific_names(years_as_one_word(untested(question))))
+
+
+def _said_up_to(candidate: "_Candidate") -> str:
+    """What is said before the candidate's sentence ends: its document's name (`_named_by`)
+    and its passage up to it (`_up_to`)."""
+    return f"{_named_by(candidate)}\n{_up_to(candidate)}"
+
+
+def _named_by(candidate: "_Candidate") -> str:
+    """The candidate's document's file name, "_" read as a space ("board_update_q1.pptx":
+    "board update q1"), and its title."""
+    return f"{Path(candidate.hit.source).stem.replace('_', ' ')}\n{candidate.hit.title}"
 
 
 def _up_to(candidate: "_Candidate") -> str:
@@ -478,7 +490,8 @@ def row_answers(question: str, text: str, title: str = "", asked: str | None = N
 
 def _row_holds_question(question: str, asked: str | None, best: "_Candidate",
                         candidates: Sequence["_Candidate"]) -> bool:
-    """Whether the row `best` (its cells and columns) holds every word the user typed, the
+    """Whether the row `best` (its cells and columns, and its document's name: "the courier
+    day rate for loans" of the loans policy's row) holds every word the user typed, the
     kind of value asked standing for its own name when no column of the table is so named
     ("What's Sam Whitcombe's mobile?" of a row with a phone number), and, for a follow-up, a word of
     each name the turns before give, though not the words of the question before ("Who
@@ -491,7 +504,7 @@ def _row_holds_question(question: str, asked: str | None, best: "_Candidate",
                for name, _ in other[1] for word in content_words(name)}
     kind = {index_term(word) for word in content_words(
         value_words(asked or question, [name for name, _ in row[1]]))}
-    held = {index_term(word) for word in content_words(best.text)} | (
+    held = {index_term(word) for word in content_words(f"{best.text} {_named_by(best)}")} | (
         kind if not kind & columns else set())
     typed = {index_term(word) for word in content_words(asked or question)} - {
         index_term(word) for word in PRONOUNS}
