@@ -33,6 +33,8 @@ def test_a_second_quote_must_be_as_much_an_answer_of_the_kind_asked():
      "The car park is closed on Thursday 12 November."),  # a date is no place
     ("What is the address of the shop?", "14 Quay Street, Esk Harbour",
      "The shop is in Esk Harbour."),
+    ("Can a reader have three boxes out at once?",  # an amount tested: what can decide it
+     "No more than 2 boxes on your desk at a time", "Open Tuesday and Thursday 10am - 4pm"),
 ])
 def test_the_answer_type_wants_a_date_a_number_or_a_new_name(question, right, wrong):
     wants = kinds.answer_type(question)

@@ -247,6 +247,15 @@ def untested(question: str) -> str:
     return text
 
 
+def says_an_amount_tested(question: str, text: str) -> float:
+    """Whether `text` says an amount in a unit that the yes/no question tests ("Can a
+    reader have three boxes out?" of "No more than 2 boxes on your desk"): the sentence
+    that can decide it."""
+    tested = {unit for amount in amounts(question) if YES_NO.match(question)
+              for unit in amount.units} - _BARE
+    return float(any(amount.units & tested for amount in amounts(text)))
+
+
 def bounds(text: str) -> bool:
     """Whether the text sets a limit or a range on an amount ("no more than two members")."""
     return any(span.low != span.high for span in spans(text))

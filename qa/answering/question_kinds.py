@@ -34,6 +34,7 @@ answers it.
 import re
 from collections.abc import Callable, Sequence
 
+from qa.answering.quantities import says_an_amount_tested
 from qa.stemming import index_term
 from qa.words import (
     AUXILIARIES,
@@ -306,6 +307,8 @@ def answer_type(question: str) -> SentenceTest | None:
         return lambda _, text: float(bool(NUMBER.search(text)))
     if _NAME_QUESTION.search(question):
         return has_new_name
+    if says_an_amount_tested(question, question):  # "Can I bring 3 guests?"
+        return says_an_amount_tested
     return None
 
 
