@@ -279,6 +279,14 @@ def test_the_cell_asked_for_is_of_the_column_the_question_names_most(question, e
     assert lead(question, FOOTFALL) == expected
 
 
+def test_the_cell_that_names_the_row_is_not_the_value_asked_though_named_in_part():
+    fees = ("2. Fees for 2025-26: Lesson: Individual lesson, 45 minutes; "
+            "2024-25 per term: £262; 2025-26 per term: £276.")
+
+    assert lead("How much is a 45 min individual lesson this year?", fees) is None
+    assert lead("How much is a 45 min individual lesson in 2025-26?", fees) == "£276"
+
+
 def test_a_row_is_shown_by_its_first_cell_and_the_cell_asked_for():
     sales = ("Sales 2024-25: Month: Dec 2024; Ashcombe – Café: 49,510; Brackenford – Shop: "
              "92,740; Total: 394,760.")

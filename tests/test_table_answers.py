@@ -539,6 +539,23 @@ def test_a_row_is_named_by_its_code_as_a_quarter_is():
                         "8,525 (computed: 17,240 − 8,715).")
 
 
+def test_a_change_of_the_row_named_in_two_columns_over_a_table_of_two_years():
+    rows = _rows(["Season tickets: Ticket: Monthly; Zone: Town; 2024-25 price: £54.00; "
+                  "2025-26 price: £56.00.",
+                  "Season tickets: Ticket: Annual; Zone: Town; 2024-25 price: £540.00; "
+                  "2025-26 price: £565.00.",
+                  "Season tickets: Ticket: Annual; Zone: All zones; 2024-25 price: £720.00; "
+                  "2025-26 price: £750.00."])
+
+    for question in ("How much did the annual town ticket go up?",
+                     "By how much does the annual town season ticket go up for 2025-26?"):
+        headline, used = compute(question_operation(question), question, rows)
+
+        assert headline == ("Annual, 2025-26 price minus 2024-25 price: £25.00 "
+                            "(computed: £565.00 − £540.00).")
+        assert used == [rows[1]]  # Annual and Town: not every annual ticket nor every town one
+
+
 def test_a_change_of_one_row_between_years_written_short():
     rows = _rows(["Fees: Department: Family; 2022/23: £274,000; 2023/24: £318,000.",
                   "Fees: Department: Probate; 2022/23: £190,000; 2023/24: £201,000."])

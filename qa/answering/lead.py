@@ -345,14 +345,15 @@ def asked_column(question: str, fields: list[tuple[str, str]]) -> int | None:
     """Which of a row's (column, value) fields the question asks for: the one whose column
     shares most words with it ("footfall at Brackenford in July 2025?": "Brackenford
     2025", not "Brackenford 2024"; "café takings?": "Ashcombe – Café"), not counting words
-    every column holds, nor a field whose value the question already names (the row's
-    key: "July"). With no column named, the one column of the kind of value asked ("her
+    every column holds, nor a field whose value the question names a word of (beyond its
+    column's name): the row's key, "July", or "Individual lesson, 45 minutes" of "a 45 min
+    individual lesson". With no column named, the one column of the kind of value asked ("her
     mobile?": "phone"). None when no column or two columns alike are named."""
     asked = _terms(question)
     names = [_terms(column) for column, _ in fields]
     shared = set.intersection(*names) if names else set()
     values = [_terms(value) for _, value in fields]  # "No" holds none, so no name it asks
-    overlap = [len((named - shared) & asked) if not value or not value <= asked else 0
+    overlap = [len((named - shared) & asked) if not (value - named) & asked else 0
                for named, value in zip(names, values, strict=True)]
     best = max(overlap, default=0)
     if not best:  # "her mobile?": the one column of a phone number (`value_words`)

@@ -38,6 +38,7 @@ again.
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -483,10 +484,14 @@ def _between_columns(question: str, rows: Sequence[Row]) -> tuple[str, list[Row]
     in that order ("more in Q1 than in Q3": Q1 minus Q3), or the later minus the earlier
     when it asks for a change (`_in_time`: "How much has it gone up on last year's
     actual?" is the budget minus the actual); None unless it names exactly one row and two
-    such columns."""
+    such columns; a change asked of a table of two years' columns is of those two ("How
+    much did the annual ticket go up?", "... go up for 2025-26?")."""
     columns = list(dict.fromkeys(name for row in rows for name in row.cells))
     numeric = [c for c in columns if _is_numeric(c, rows)]
     named_columns = _named_columns(question, numeric)
+    if _CHANGE.search(question) and len(named_columns) < 2 and _of_two_years(numeric) and \
+            set(named_columns) <= set(numeric):
+        named_columns = numeric
     named = _rows_named(question, rows, [c for c in columns if c not in numeric],
                         _words(" ".join(named_columns)))
     if len(named_columns) != 2 or len(named) != 1:
@@ -500,6 +505,14 @@ def _between_columns(question: str, rows: Sequence[Row]) -> tuple[str, list[Row]
     difference = _number(row, first) - _number(row, second)
     return (f"{_name(row, None)}, {first} minus {second}: {_format(difference, [a, b])} "
             f"(computed: {a.text} − {b.text}).", [row])
+
+
+def _of_two_years(columns: Sequence[str]) -> bool:
+    """Whether there are two columns, each naming a year of its own ("2024-25 price",
+    "2025-26 price")."""
+    years = [_YEAR.search(years_as_one_word(column)) for column in columns]
+    return len(columns) == 2 and all(years) and len(
+        {found[1] or found[2] for found in years if found}) == 2
 
 
 def _in_time(pair: Sequence[str], columns: Sequence[str]) -> list[str]:
@@ -757,10 +770,13 @@ def _names(question: str, value: str) -> bool:
 
 def _rows_named(question: str, rows: Sequence[Row], columns: Sequence[str],
                 spent: set[str]) -> list[Row]:
-    """The rows with a cell in one of `columns` that the question names (`_named_cells`)."""
-    named = {id(row) for found in _named_cells(question, rows, columns, spent).values()
-             for row in found}
-    return [row for row in rows if id(row) in named]
+    """The rows with a cell in one of `columns` that the question names (`_named_cells`),
+    of those named in the most columns: "the annual town ticket" is the row of Annual and
+    Town, not every annual ticket nor every town one."""
+    named = Counter(id(row) for found in _named_cells(question, rows, columns, spent).values()
+                    for row in found)
+    most = max(named.values(), default=0)
+    return [row for row in rows if most and named[id(row)] == most]
 
 
 def _named_cells(question: str, rows: Sequence[Row], columns: Sequence[str],
