@@ -182,6 +182,9 @@ from qa.answering.quoted import row_answers
     # "until" is no "un-" of "till"
     ("Is the gallery open till 9pm on 3 May?",
      "The gallery will stay open until 21:00 on Friday 3 May for a late viewing.", "Yes"),
+    ("Do charities get the 20% discount on Sundays?",  # the amount, then the exception
+     "Registered charities and schools receive a 20% discount on all rates except Sundays.",
+     "No"),
 ])
 def test_verdicts(question, quote, expected):
     assert lead(question, quote) == expected
@@ -285,6 +288,14 @@ def test_the_cell_that_names_the_row_is_not_the_value_asked_though_named_in_part
 
     assert lead("How much is a 45 min individual lesson this year?", fees) is None
     assert lead("How much is a 45 min individual lesson in 2025-26?", fees) == "£276"
+
+
+def test_a_date_is_no_value_said_first_of_how_many():
+    row = ("Annual test due dates: Fleet no.: 206; Type: Coach (53 seats); "
+           "Next test due: 10 Jul 2025.")
+
+    assert lead("How many coaches are in the annual test due dates table?", row) is None
+    assert lead("When is the next test due for coach 206?", row) == "10 Jul 2025"
 
 
 def test_a_row_is_shown_by_its_first_cell_and_the_cell_asked_for():

@@ -39,6 +39,7 @@ import re
 from qa.answering.quantities import bounds, decides, in_digits, names_money, points, untested
 from qa.answering.question_kinds import (
     answer_type,
+    asks_a_number,
     content_words,
     negated,
     specific_names,
@@ -47,6 +48,7 @@ from qa.answering.question_kinds import (
     yes_no_subject,
 )
 from qa.indexing.chunking import split_sentences
+from qa.loaders.cells import parse_cell
 from qa.loaders.tables import row_fields
 from qa.stemming import index_term
 from qa.words import PRONOUNS, WORD, YES_NO, any_of, years_as_one_word
@@ -248,6 +250,7 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
             and not bounds(amounts_of)) and not decided:  # nor, by its words, a number
         return NO_VERDICT  # the quote neither says nor bounds ("£25?" of "not £30")
     if within is not None:  # a Yes, or a No of another amount, is of what is asked about
+        within = within != excepts(asked, amounts_of, question)  # "20% off, except Sundays"
         if not within and not exact:
             return "No"
         return ("Yes" if within else "No") if _all_said(
@@ -333,12 +336,16 @@ def _modals(text: str) -> set[str]:
 
 
 def row_value(question: str, quote: str) -> str | None:
-    """A table row's cell in the column the question names (`asked_column`)."""
+    """A table row's cell in the column the question names (`asked_column`); none that is
+    a date for a question that asks how many or how much ("How many coaches are in the
+    annual test due dates table?" is no test's date)."""
     row = row_fields(quote)
     if row is None:
         return None
     column = asked_column(question, row[1])
-    return None if column is None else row[1][column][1].rstrip(".")
+    value = None if column is None else row[1][column][1].rstrip(".")
+    return None if value is None or asks_a_number(question) and \
+        parse_cell(value).kind == "date" else value
 
 
 def asked_column(question: str, fields: list[tuple[str, str]]) -> int | None:

@@ -295,6 +295,11 @@ def content_words(text: str) -> list[str]:
             if word not in STOPWORDS]
 
 
+def asks_a_number(question: str) -> bool:
+    """Whether the question asks how many, how much, how long... (a number)."""
+    return bool(_NUMBER_QUESTION.search(question))
+
+
 def answer_type(question: str) -> SentenceTest | None:
     """What kind of answer the question asks for, as a test of (question, sentence);
     None if any kind will do."""
@@ -303,7 +308,7 @@ def answer_type(question: str) -> SentenceTest | None:
         return lambda _, text: float(bool(value.search(text)))
     if _TIME_QUESTION.search(question):
         return lambda _, text: float(bool(_TIME.search(text)))
-    if _NUMBER_QUESTION.search(question):
+    if asks_a_number(question):
         return lambda _, text: float(bool(NUMBER.search(text)))
     if _NAME_QUESTION.search(question):
         return has_new_name
