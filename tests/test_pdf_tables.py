@@ -2,6 +2,7 @@
 caption, its cells typed and stored, so a question computes from them, and the viewer
 marks a quoted row on the page."""
 
+import io
 from pathlib import Path
 
 from qa import originals
@@ -93,3 +94,23 @@ def test_a_quoted_row_is_marked_on_the_page_where_its_cells_are():
     assert tops and tops[-1] - tops[0] < 0.01  # one line of the page
     assert marked("Visitors by quarter")[0] + 0.02 < tops[0]  # two rows below the caption
     assert marked("Q3 (October to December)")[0] > tops[0]
+
+
+def test_a_page_drawing_more_rules_than_any_table_is_not_read_again():
+    """pdfplumber's finder grows faster than the rules a page draws (8,000 cost 2.7 CPU-s
+    a page here): a page of thousands (a hostile file, a drawing) keeps pypdf's text; a
+    table's page is read again."""
+    from fpdf import FPDF
+    from pypdf import PdfReader
+
+    from qa.loaders.pdf_tables import draws_rules
+
+    pdf = FPDF()
+    pdf.add_page()
+    for n in range(5_000):  # a drawing's hatching; a table of 20 rows and 10 columns: 230
+        pdf.line(10 + n % 190, 250, 10 + n % 190, 260)
+    [grid] = PdfReader(io.BytesIO(bytes(pdf.output()))).pages
+    review = PdfReader(io.BytesIO(_review_pdf())).pages[0]
+
+    assert not draws_rules(grid)
+    assert draws_rules(review)

@@ -3,7 +3,8 @@
 pypdf gives a table's cells as runs of words on a line ("Routine repairs completed
 within 20 79.5% 88.0% 85%", "working days" on the next), so a question cannot tell which
 figure is whose, and nothing can be computed from it. A page whose content draws ruled
-lines (MIN_RULES rectangles or lines at least: a table's cell borders) is read again
+lines (MIN_RULES rectangles or lines at least, a table's cell borders, and MAX_RULES at
+most, so that no page costs more than a fraction of a second) is read again
 with pdfplumber, whose table finder follows those lines to each cell. Such a page's text
 becomes: the text above each table, the table's rows written by
 `qa.loaders.tables.table_lines` (named by its first row and captioned by the nearest
@@ -24,6 +25,9 @@ from qa.loaders.base import TextBudget
 from qa.loaders.tables import cell_text, table_lines
 
 MIN_RULES = 4  # rectangles or lines a page must draw to be searched for tables
+# ... and at most: pdfplumber's finder grows faster than the rules (2,000: 0.4 CPU-s a
+# page here; 8,000: 2.7 s), and a table has hundreds; a page of more keeps pypdf's text
+MAX_RULES = 2_000
 MAX_CAPTION_WORDS = 8  # a longer line above a table is prose, no caption
 _CAPTION = re.compile(r"[A-Z0-9].*[^.!?;,]$")
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)]*$")
@@ -32,10 +36,11 @@ _RULE = re.compile(rb"(?:-?[\d.]+\s+){4}re\b|(?:-?[\d.]+\s+){2}l\b")
 
 
 def draws_rules(page) -> bool:
-    """Whether a pypdf page's content draws MIN_RULES rectangles or lines (cheap: no text
-    is laid out)."""
+    """Whether a pypdf page's content draws MIN_RULES to MAX_RULES rectangles or lines
+    (cheap: no text is laid out)."""
     contents = page.get_contents()
-    return contents is not None and len(_RULE.findall(contents.get_data())) >= MIN_RULES
+    return contents is not None and \
+        MIN_RULES <= len(_RULE.findall(contents.get_data())) <= MAX_RULES
 
 
 def with_tables(data: bytes, pages: Sequence[str], ruled: Sequence[int],
