@@ -247,13 +247,18 @@ def untested(question: str) -> str:
     return text
 
 
-def says_an_amount_tested(question: str, text: str) -> float:
-    """Whether `text` says an amount in a unit that the yes/no question tests ("Can a
-    reader have three boxes out?" of "No more than 2 boxes on your desk"): the sentence
-    that can decide it."""
-    tested = {unit for amount in amounts(question) if YES_NO.match(question)
-              for unit in amount.units} - _BARE
-    return float(any(amount.units & tested for amount in amounts(text)))
+def tested_units(question: str) -> frozenset[str]:
+    """The units of the amounts a yes/no question tests ("Can a reader have three boxes
+    out?": boxes); none for any other question."""
+    if not YES_NO.match(question):
+        return frozenset()
+    return frozenset(unit for amount in amounts(question) for unit in amount.units) - _BARE
+
+
+def says_an_amount_of(units: frozenset[str], text: str) -> float:
+    """Whether `text` says an amount in one of `units` ("No more than 2 boxes on your
+    desk"): of a question's `tested_units`, the sentence that can decide it."""
+    return float(any(amount.units & units for amount in amounts(text)))
 
 
 def bounds(text: str) -> bool:

@@ -34,7 +34,7 @@ answers it.
 import re
 from collections.abc import Callable, Sequence
 
-from qa.answering.quantities import says_an_amount_tested
+from qa.answering.quantities import says_an_amount_of, tested_units
 from qa.stemming import index_term
 from qa.words import (
     AUXILIARIES,
@@ -312,8 +312,9 @@ def answer_type(question: str) -> SentenceTest | None:
         return lambda _, text: float(bool(NUMBER.search(text)))
     if _NAME_QUESTION.search(question):
         return has_new_name
-    if says_an_amount_tested(question, question):  # "Can I bring 3 guests?"
-        return says_an_amount_tested
+    units = tested_units(question)  # "Can I bring 3 guests?": a sentence of guests
+    if units:
+        return lambda _, text: says_an_amount_of(units, text)
     return None
 
 

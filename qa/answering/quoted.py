@@ -236,7 +236,7 @@ def assess(
                     [logits[chosen[0]]] if chosen[0] in logits else [])}
     span = max(((hits[r.passage], r) for r in readings), key=lambda found: found[1].margin,
                default=None)
-    named = {word for c in candidates for word in content_words(_named_by(c))}
+    named = {word for name in {_named_by(c) for c in candidates} for word in content_words(name)}
     return Assessment(candidates, signals, chosen, features,
                       _names_unknown(untested(asked or question), wanted, known | held | named,
                                      [c.text for c in candidates]), wanted, idf, span)

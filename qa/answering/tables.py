@@ -510,19 +510,23 @@ def _between_columns(question: str, rows: Sequence[Row]) -> tuple[str, list[Row]
 def _of_two_years(columns: Sequence[str]) -> bool:
     """Whether there are two columns, each naming a year of its own ("2024-25 price",
     "2025-26 price")."""
-    years = [_YEAR.search(years_as_one_word(column)) for column in columns]
-    return len(columns) == 2 and all(years) and len(
-        {found[1] or found[2] for found in years if found}) == 2
+    starts = [_start_year(column) for column in columns]
+    return len(columns) == 2 and None not in starts and len(set(starts)) == 2
 
 
 def _in_time(pair: Sequence[str], columns: Sequence[str]) -> list[str]:
     """Two columns, the earlier first: by the years they name ("2024/25 actual" before
     "2025/26 budget"), else as the table orders them."""
-    years = [_YEAR.search(years_as_one_word(column)) for column in pair]
-    starts = [int(found[1] or found[2]) for found in years if found]
+    starts = [start for start in map(_start_year, pair) if start is not None]
     if len(set(starts)) == 2:
         return [column for _, column in sorted(zip(starts, pair, strict=True))]
     return sorted(pair, key=list(columns).index)
+
+
+def _start_year(column: str) -> int | None:
+    """The last two digits of the (first) year a column names, or None."""
+    found = _YEAR.search(years_as_one_word(column))
+    return int(found[1] or found[2]) if found else None
 
 
 def _changed(question: str, rows: Sequence[Row], columns: list[str], numeric: list[str],
