@@ -213,10 +213,11 @@ def verdict(question: str, quote: str, before: str = "", decided: bool = False) 
     `decided`: the verifier (`qa.answering.verifier`), a model trained to tell whether a
     sentence answers a question, reads the quote as answering it. Then a negation or a
     limit decides the verdict though the quote words the question otherwise ("Do we pay a
-    deposit?" of "We do not ask for a deposit"), and a "Yes" needs every word asked but one
-    ("Do I have to wear hi-vis in the yard?" of "Hi-vis vests are mandatory in all yard
-    areas"): it rests on no negation being there, which says little of a quote that
-    lacks more."""
+    deposit?" of "We do not ask for a deposit"), and a "Yes" needs every name and number
+    asked but not every word ("Can I take my bike on the 41?" of "On route 41 up to two
+    bicycles can be carried free"): the model's reading, not the words, says the quote
+    answers, and the verdict rests on no negation being there. Unread, a "Yes" needs every
+    word asked."""
     quote = row_excerpt(question, quote) or quote  # a row: the cell asked of, not the others
     asked = {_modal(word) for word in content_words(in_digits(question))}
     own = {index_term(word) for word in content_words(in_digits(quote))} | _modals(quote)
@@ -294,12 +295,12 @@ def deciding_clause(asked: set[str], quote: str) -> str:
 
 
 def _all_said(question: str, missing: set[str], decided: bool) -> bool:
-    """Whether a quote says what a Yes needs: every word asked, or all but one when the
-    verifier reads it as answering ("Do I have to wear hi-vis in the yard?" of "Hi-vis
-    vests are mandatory in all yard areas"), and that one no name or number of the
-    question, which say which thing it asks about ("screen 2" of "Screen 1 only")."""
+    """Whether a quote says what a Yes needs: every word asked or, when the verifier reads
+    it as answering ("Do I have to wear hi-vis in the yard?" of "Hi-vis vests are
+    mandatory in all yard areas"), every name and number of the question, which say which
+    thing it asks about ("screen 2" of "Screen 1 only")."""
     named = {index_term(word) for name in specific_names(question) for word in name}
-    return not missing or decided and len(missing) == 1 and not missing & named
+    return not missing or decided and not missing & named
 
 
 def someone_else(question: str, quote: str) -> bool:
