@@ -48,6 +48,10 @@ from qa.answering.verifier import verify
     ("Can a member bring 3 guests?", "Each member may bring no more than 4 guests.", "Yes"),
     ("Can I bring three guests?", "Each member may bring at most two guests.", "No"),  # words
     ("Can I bring 2 guests?", "Each member may bring at most two guests.", "Yes"),
+    ("Does a 14-hour shift need a second driver?",  # "exceed" bounds as "more than" does
+     "A second driver is needed when the shift would exceed 13 hours.", "Yes"),
+    ("Does a 12-hour shift need a second driver?",
+     "A second driver is needed when the shift would exceed 13 hours.", "No"),
     ("Is the notice period 4 weeks?", "The notice period is four weeks.", "Yes"),  # digits
     ("Is the notice period four weeks?", "The notice period is 4 weeks.", "Yes"),
     ("Is the notice period 3 weeks?", "The notice period is four weeks.", "No"),  # another

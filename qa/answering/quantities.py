@@ -51,7 +51,7 @@ _MONTH_BEFORE = re.compile(rf"\b(?:{MONTHS})\.?\s*$", re.IGNORECASE)
 # what bounds an amount, said before it ("at least 12 months") or after it ("10 or more")
 _FLOOR_BEFORE = (r"at least|no less than|not less than|no fewer than|(?:a )?minimum of|"
                  r"min\.?")
-_ABOVE_BEFORE = r"over|more than|above|greater than|exceeding|in excess of"
+_ABOVE_BEFORE = r"over|more than|above|greater than|exceed(?:s|ing)?|in excess of"
 _CEILING_BEFORE = (r"at most|no more than|not more than|up to|(?:a )?maximum of|max\.?|"
                    r"within|no later than")
 _BELOW_BEFORE = r"less than|under|below|fewer than"
