@@ -48,6 +48,8 @@ from qa.answering.verifier import verify
     ("Can a member bring 3 guests?", "Each member may bring no more than 4 guests.", "Yes"),
     ("Can I bring three guests?", "Each member may bring at most two guests.", "No"),  # words
     ("Can I bring 2 guests?", "Each member may bring at most two guests.", "Yes"),
+    ("Can I move furniture in Lift C at 8am?",  # a negation before the range's "between"
+     "Please do not move furniture in Lift C between 7.30am and 9.30am.", "No"),
     ("Does a 14-hour shift need a second driver?",  # "exceed" bounds as "more than" does
      "A second driver is needed when the shift would exceed 13 hours.", "Yes"),
     ("Does a 12-hour shift need a second driver?",

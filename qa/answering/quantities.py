@@ -63,6 +63,7 @@ _BOUND_AFTER = re.compile(
     r"\s*(?:(?P<floor>or more|or over|or longer|or above|and over|and above|plus|\+)|"
     r"(?P<ceiling>or less|or fewer|or under|or below|or earlier))\b", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\s*$", re.IGNORECASE)
+_OPENS_RANGE = re.compile(r"\b(?:between|from)\s*$", re.IGNORECASE)  # where a range is said
 _AND = re.compile(r"^\s*and\s*$", re.IGNORECASE)
 _TO = re.compile(r"^\s*(?:to|until|till|–|-|—)\s*(?P<open>under\s+|less than\s+|below\s+)?$",
                  re.IGNORECASE)
@@ -159,8 +160,9 @@ def spans(text: str) -> list[Span]:
         if amount.units == _BARE:  # "2-6 weeks": 2 weeks
             low *= after.value / _number(after.number)
         units = after.units if amount.units == _BARE else amount.units & after.units
+        opened = _OPENS_RANGE.search(text, max(0, amount.start - _LOOK_BACK), amount.start)
         found.append(Span(low, after.value, True, not top_out, units or after.units,
-                          amount.start, (amount, after)))
+                          opened.start() if opened else amount.start, (amount, after)))
         i += 2
     return found
 
