@@ -238,6 +238,31 @@ def test_what_a_named_meeting_decided_is_answered_from_its_notes(tmp_path):
     assert not other.text.startswith("Decisions")
 
 
+def test_notes_of_several_meetings_give_the_decisions_of_the_one_named_by_its_date(tmp_path):
+    index = index_of(tmp_path, {
+        "rowing_club_notes.txt": (
+            "ROWING CLUB - COMMITTEE NOTES 2025\n\n"
+            "Tuesday 4 March 2025, boathouse, 7:00pm\nPresent: Ada Lind (chair), Bo Berg\n\n"
+            "Boat fund\nThe fund stands at 2,300 pounds.\n"
+            "Decision: the club will buy a second-hand coxless four.\n\n"
+            "Regatta\nDecision: the spring regatta will be held on Saturday 17 May 2025.\n\n"
+            "Thursday 10 April 2025, boathouse, 7:00pm\nPresent: Ada Lind (chair), Cy Dahl\n\n"
+            "Safety\nTwo juniors capsized in March.\n"
+            "Decision: juniors will wear buoyancy aids on every outing.\n\n"
+            "Subscriptions\nDecision: the adult subscription rises to 180 pounds.\n"),
+        "regatta_guide.md": "# Regatta guide\n\nThe regatta runs from 9am to 5pm.\n"})
+    march = index.ask("What was decided at the 4 March meeting?")
+    april = index.ask("What was decided at the committee meeting on 10 April?")
+    index.close()
+
+    assert [c.quote for c in march.citations] == [
+        "Decision: the club will buy a second-hand coxless four.",
+        "Decision: the spring regatta will be held on Saturday 17 May 2025."]
+    assert [c.quote for c in april.citations] == [
+        "Decision: juniors will wear buoyancy aids on every outing.",
+        "Decision: the adult subscription rises to 180 pounds."]
+
+
 def test_no_list_shares_only_one_word_of_its_items_with_the_question():
     text = "Topics:\n- Half-year trading\n- Potting Shed Café\n- People\n"
 

@@ -68,7 +68,7 @@ from qa.indexing.embedding import Embedder
 from qa.llm.client import LLMConfig
 from qa.search import MAX_K, Hit, Mode, search
 from qa.stemming import index_term
-from qa.words import dates
+from qa.words import DATE, dates
 
 HEADER_CHARACTERS = 500  # of a document's text that say its date, if it has one
 # what `compose_answer` takes besides the question: its vector, the hits, their sentences
@@ -146,22 +146,34 @@ class Asker:
         return compose_summary(question, hits, prose_sentences(hits, sentences), chosen)
 
     def decided(self, question: str, within: list[str] | None) -> Answer | None:
-        """The decisions of the meeting a question names (`qa.answering.lists.decisions`),
-        or None when it asks for none, names no one document or that holds none."""
+        """The decisions of the meeting a question names (`qa.answering.lists.decisions`):
+        of the document it names or, in notes of several meetings, of the section headed
+        by the date it names; None when it asks for none, names no one document or that
+        holds none."""
         subject = decision_subject(question)
-        named = named_documents(subject, self.documents(within)) if subject else []
-        if len(named) > 1:  # names alike: the one whose text matches the subject best
-            best = self.find(subject or "", within)
-            named = [path for path in named if path == best]
+        documents = self.documents(within)
+        # a date may name a meeting's file ("2025-03-14"), else only its section
+        named = subject and (named_documents(subject, documents) or named_documents(
+            DATE.sub(" ", subject), documents)) or []
+        if subject and not named and dates(question):  # notes not named for meetings
+            named = [path for path in [self.find(subject, within)] if path]
+        texts = {path: self.backend.document_text(path) or "" for path in named}
+        dated = [path for path in named if named_section(question, texts[path])]
+        if len(named) > 1:  # names alike: the one with a section of the date named, else
+            best = self.find(subject or "", within)  # the one whose text matches best
+            named = dated if len(dated) == 1 else [path for path in named if path == best]
         if len(named) != 1:
             return None
-        text = self.backend.document_text(named[0]) or ""
-        if dates(question) - dates(f"{named[0]} {text[:HEADER_CHARACTERS]}"):
+        text = texts[named[0]]
+        section = named_section(question, text)
+        if section is None and dates(question) - dates(
+                f"{named[0]} {text[:HEADER_CHARACTERS]}"):
             return None  # "the 2 October meeting" is not the notes of 4 September
         hits, sentences = self.passages(named[0])
         spans = decisions(text, sorted({(s.start, s.end) for s in sentences}),
-                          summary_headings(hits))
-        title = hits[0].title or Path(named[0]).name if hits else ""
+                          summary_headings(hits), section)
+        title = section.heading if section else hits[0].title or Path(named[0]).name \
+            if hits else ""
         return items_answer(question, f"Decisions ({title})", spans, hits) if spans else None
 
     def documents(self, within: list[str] | None) -> list[DocumentInfo]:

@@ -51,7 +51,8 @@ _DECISION_WORDS = frozenset(("decide", "decided", "decides", "decision", "decisi
                              "agreed", "resolved", "resolution", "resolutions", "got", "made",
                              "taken", "make"))
 _DECISION_HEADING = re.compile(r"\b(?:decisions?|decided|agreed|resolutions?)\b", re.I)
-_DECISION_LABEL = re.compile(r"^\W*(?:decisions?|decided|agreed|resolved|resolution)\W*:", re.I)
+_DECISION_LABEL = re.compile(r"^\W*(?:decisions?|decided|agreed|resolved|resolution)\W*:",
+                             re.I | re.M)  # at a line's start: "Training day\nDecision: ..."
 _DECIDES = re.compile(r"\b(?:decided|agreed|approved|resolved|rejected|voted)\b", re.I)
 MAX_DECISIONS = 12  # quoted of one document
 # words that ask for a list rather than say what is in it
@@ -180,28 +181,36 @@ def decision_subject(question: str) -> str | None:
 
 
 def decisions(text: str, sentences: Sequence[tuple[int, int]],
-              headings: Sequence[tuple[int, str]]) -> list[tuple[int, int]]:
-    """The spans of a document's decisions, of its `sentences` (spans, in order) and
-    `headings` ((offset, text), in order): the sentences of a section headed by them
-    ("DECISIONS", "Decisions and actions"); else the items of the lists labelled so
-    ("Decisions:" and its bullets); else the sentences labelled as one ("DECISION: ...",
-    "**Agreed:** ..."); else those that say something was decided, agreed, approved or
-    rejected."""
+              headings: Sequence[tuple[int, str]], section: Section | None = None,
+              ) -> list[tuple[int, int]]:
+    """The spans of a document's decisions, or of its `section` (one meeting of notes
+    that hold several), of its `sentences` (spans, in order) and
+    `headings` ((offset, text), in order): the items of the lists labelled so
+    ("Decisions:" and its bullets); else the sentences of a section headed by them
+    ("DECISIONS", "Decisions and actions"); else the sentences labelled as one ("DECISION: ...",
+    "**Agreed:** ..."); else, of a whole document, those that say something was decided,
+    agreed, approved or rejected (a meeting's numbered points are its list, not the one
+    point that says "approved")."""
+    start, stop = (section.start, section.end) if section else (0, len(text))
+    sentences = [(a, b) for a, b in sentences if start <= a and b <= stop]
+    headings = [(at, heading) for at, heading in headings if start <= at < stop]
+    listed = [item for label, items in _lists(text, start, stop)
+              if _DECISION_LABEL.match(label) for item in items]  # "Decisions:" and a list
+    if listed:  # its items, not the "Actions: ..." sentences after it
+        return listed[:MAX_DECISIONS]
     for n, (at, heading) in enumerate(headings):
         if _DECISION_HEADING.search(heading):
             line_end = text.find("\n", at)
             after = len(text) if line_end < 0 else line_end  # the heading's line ends
-            end = headings[n + 1][0] if n + 1 < len(headings) else len(text)
+            end = headings[n + 1][0] if n + 1 < len(headings) else stop
             inside = [(_skip_space(text, max(a, after)), b) for a, b in sentences
                       if after < b <= end]  # a sentence may run on from the heading
             if inside:
                 return inside[:MAX_DECISIONS]
-    listed = [item for label, items in _lists(text, 0, len(text))
-              if _DECISION_LABEL.match(label) for item in items]  # "Decisions:" and a list
-    if listed:
-        return listed[:MAX_DECISIONS]
-    for pattern in (_DECISION_LABEL, _DECIDES):
-        found = [(a, b) for a, b in sentences if pattern.search(text[a:b])]
+    for pattern in (_DECISION_LABEL,) if section else (_DECISION_LABEL, _DECIDES):
+        # a labelled decision is quoted from its label's line, not the heading above it
+        found = [(a + (match.start() if pattern is _DECISION_LABEL else 0), b)
+                 for a, b in sentences if (match := pattern.search(text[a:b]))]
         if found:
             return found[:MAX_DECISIONS]
     return []
