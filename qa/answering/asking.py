@@ -151,30 +151,32 @@ class Asker:
         by the date it names; None when it asks for none, names no one document or that
         holds none."""
         subject = decision_subject(question)
+        if not subject:
+            return None
         documents = self.documents(within)
         # a date may name a meeting's file ("2025-03-14"), else only its section
-        named = subject and (named_documents(subject, documents) or named_documents(
-            DATE.sub(" ", subject), documents)) or []
-        if subject and not named and dates(question):  # notes not named for meetings
+        named = named_documents(subject, documents) or named_documents(
+            DATE.sub(" ", subject), documents)
+        if not named and dates(question):  # notes not named for meetings: by search
             named = [path for path in [self.find(subject, within)] if path]
         texts = {path: self.backend.document_text(path) or "" for path in named}
-        dated = [path for path in named if named_section(question, texts[path])]
+        sections = {path: named_section(question, text) for path, text in texts.items()}
         if len(named) > 1:  # names alike: the one with a section of the date named, else
-            best = self.find(subject or "", within)  # the one whose text matches best
+            dated = [path for path in named if sections[path]]  # the one that matches best
+            best = self.find(subject, within)
             named = dated if len(dated) == 1 else [path for path in named if path == best]
         if len(named) != 1:
             return None
-        text = texts[named[0]]
-        section = named_section(question, text)
-        if section is None and dates(question) - dates(
-                f"{named[0]} {text[:HEADER_CHARACTERS]}"):
+        path, text, section = named[0], texts[named[0]], sections[named[0]]
+        if section is None and dates(question) - dates(f"{path} {text[:HEADER_CHARACTERS]}"):
             return None  # "the 2 October meeting" is not the notes of 4 September
-        hits, sentences = self.passages(named[0])
+        hits, sentences = self.passages(path)
         spans = decisions(text, sorted({(s.start, s.end) for s in sentences}),
                           summary_headings(hits), section)
-        title = section.heading if section else hits[0].title or Path(named[0]).name \
-            if hits else ""
-        return items_answer(question, f"Decisions ({title})", spans, hits) if spans else None
+        if not spans:
+            return None
+        title = section.heading if section else hits[0].title or Path(path).name
+        return items_answer(question, f"Decisions ({title})", spans, hits)
 
     def documents(self, within: list[str] | None) -> list[DocumentInfo]:
         """The indexed documents, or those of `within`."""

@@ -489,8 +489,7 @@ def _between_columns(question: str, rows: Sequence[Row]) -> tuple[str, list[Row]
     columns = list(dict.fromkeys(name for row in rows for name in row.cells))
     numeric = [c for c in columns if _is_numeric(c, rows)]
     named_columns = _named_columns(question, numeric)
-    if _CHANGE.search(question) and len(named_columns) < 2 and _of_two_years(numeric) and \
-            set(named_columns) <= set(numeric):
+    if _CHANGE.search(question) and len(named_columns) < 2 and _of_two_years(numeric):
         named_columns = numeric
     named = _rows_named(question, rows, [c for c in columns if c not in numeric],
                         _words(" ".join(named_columns)))
