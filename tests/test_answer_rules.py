@@ -373,7 +373,17 @@ def test_a_subject_in_quotes_names_a_document_even_without_its_title():
      True),
     ("When is rent due?", "Rent is due on the first Monday of each month.", False),
     ("When were the lines cleaned?", "The lines were cleaned in 2024.", False),
-    ("When's the next fire drill?", "Fire drills are held twice a year.", False),
+    ("When are fire drills held?", "Fire drills are held twice a year.", False),
+    ("When's the next fire drill?", "Fire drills are held twice a year.", True),  # how often
+    ("When's the next fire drill?", "The next fire drill is on 3 March.", False),
+    ("When does the next bus leave?", "Buses leave every 20 minutes from 7am.", False),
+    ("What did the damp survey end up costing?", "A damp survey is approved, up to £9,000.",
+     True),  # a limit is not what it cost
+    ("What did the tile repairs cost?", "Tile repairs by Harcombe Ltd (quote £23,400).", True),
+    ("How much did the defibrillator end up costing?",
+     "A defibrillator is approved, at a cost of up to £1,400.", True),
+    ("What did the boiler cost?", "The new boiler cost £4,200.", False),
+    ("How much does a lesson cost?", "Lessons cost up to £9.", False),
     ("When dating rocks, what is measured?", "Isotopes are measured.", False),  # no "when?"
     # no value of a kind asked for: any sentence may answer
     ("What is the dress code?", "Smart casual, with closed shoes in the studio.", False),
@@ -405,6 +415,21 @@ def test_a_question_for_a_time_code_address_or_number_needs_one(question, text, 
 ])
 def test_another_periods_figure_is_no_answer(question, text, another):
     assert kinds.names_another_period(question, text) is another
+
+
+@pytest.mark.parametrize(("question", "text", "another"), [
+    ("What's the hourly rate for Level 1 swim teachers?",
+     "Raise the hourly rate for Level 2 swim teachers from £13.40 to £14.00.", True),
+    ("When is Lift A going to be refurbished?", "Lift B will be closed from 6 October.", True),
+    ("When is Lift B going to be refurbished?", "Lift B will be closed from 6 October.", False),
+    ("What is on in room 4?", "Room 2 and Room 3 are booked.", True),  # typed lower-case
+    ("What is on in room 3?", "Room 2 and Room 3 are booked.", False),
+    ("Can I lift a 25kg box?", "Lift B is out of order.", False),  # "a": no label
+    ("How much were costs in 2024?", "Costs 1,200 in 2023.", False),  # an amount
+    ("Is the shop open on Sunday 14 December?", "Closed Sunday 21 December.", False),  # a date
+])
+def test_another_labels_sentence_is_no_answer(question, text, another):
+    assert kinds.names_another_label(question, text) is another
 
 
 @pytest.mark.parametrize("text", ["Fifty guests came.", "About 50 guests came.",

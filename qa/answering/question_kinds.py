@@ -56,6 +56,11 @@ _STARTS = re.compile(r"(?:^|[.!?\n])[\s\"'“‘(]*$")  # what a sentence's firs
 _QUARTER = re.compile(r"\b(Q[1-4])\b", re.I)
 _MONTH = re.compile(rf"\b({'|'.join(name.capitalize() for name in MONTH_NAMES)}|"
                     rf"{'|'.join(name[:3].capitalize() for name in MONTH_NAMES)}|Sept)\b")
+# a label: a capitalised word and its number or letter ("Level 2", "Lift B"), not an
+# amount ("Costs 1,200") or a date ("Sunday 5")
+_LABEL = re.compile(r"\b([A-Z][a-z]{2,})\s+(\d{1,3}[a-z]?|[A-Z])\b(?![,.:]\d)")
+_ASKED_LABEL = re.compile(r"\b([A-Za-z]{3,})\s+(\d{1,3}[a-z]?|[A-Z])\b(?![,.:]\d)")
+_NOT_A_LABEL = re.compile(rf"(?:{MONTHS}|{WEEKDAYS}|{any_of(STOPWORDS)})", re.I)
 _QUESTION_START = re.compile(any_of((
     "what", "which", "who", "whom", "whose", "when", "where", "why", "how", *AUXILIARIES,
     "list", "name", "enumerate", "tell", "explain", "describe",
@@ -184,6 +189,16 @@ _TIME_SAID = re.compile(
     r"quarters?|years?|days?|hours?|minutes?|century|centuries|decades?|era|period|age|times?|"
     r"first|last|next|previous|soon|immediately|now|then|prior|following|upon|advance|"
     r"arrival|notice)\b|" + _CLOCK.pattern, re.I)
+# a date: what says when the next of something is, where "every year" says only how often
+_DATE_SAID = re.compile(
+    rf"\b(?:1\d|20)\d\d\b|\b\d{{1,2}}(?:st|nd|rd|th)\b|\b\d{{1,2}}/\d{{1,2}}\b|"
+    rf"\b(?:{MONTHS})\b|{WEEKDAYS}|\b(?:today|tomorrow|tonight)\b|"
+    r"\bnext\s+(?:week|month|year|term|spring|summer|autumn|winter)\b|" + _CLOCK.pattern, re.I)
+# what an amount of money is said as, when it is not what was spent ("up to £9,000",
+# "quote £23,400", "Estimated cost of full repair: £412,000"): its clause holds one
+_NOT_SPENT = re.compile(r"\b(?:up\s+to|quoted?|estimated?|budget(?:ed)?|maximum|at\s+most|"
+                        r"no\s+more\s+than|approved?)\b", re.I)
+_COST_SPENT = re.compile(r"^\s*(?:how\s+much|what)\s+(?:did|has|have|had)\b.*\bcost", re.I)
 _ASKED_VALUES = (  # the words naming the value asked are the group "asked"
     (re.compile(r"^\s*(?:how\s+much\s+(?:did|does|do|will|would|is|was|are|were)\b|"
                 r"what\s+(?:did|does|do|will|would)\b(?=.*\bcost\??\s*$))"
@@ -196,6 +211,7 @@ _ASKED_VALUES = (  # the words naming the value asked are the group "asked"
     (re.compile(_WHAT_IS + r"(?P<asked>(?:(?:tele)?phone|mobile|fax)(?:\s+number)?|extension)\b",
                 re.I), _PHONE),
     (re.compile(_WHAT_IS + r"(?P<asked>(?:postal\s+|street\s+)?address)\b", re.I), _ADDRESS),
+    (re.compile(r"^\s*(?P<asked>when)\b.*\bnext\b", re.I), _DATE_SAID),
     (re.compile(r"^\s*(?P<asked>when)(?:'s|’s|s|\s+(?:is|was|are|were|does|do|did|will|would|"
                 r"can|could|should|must|has|have|had|may|might))\b", re.I), _TIME_SAID),
 )
@@ -206,9 +222,21 @@ def lacks_asked_value(question: str, text: str) -> bool:
     money ("How much did the new boiler cost?"), a clock time ("What time does the
     warehouse open?"), a code with a digit, an e-mail address, a phone number or
     extension, a street address, a time however said ("When does the course start?" of
-    "Pay for the course, up to £250": no year, date, day or "before")."""
+    "Pay for the course, up to £250": no year, date, day or "before"), a date for when the
+    next of something is ("When is the next fire drill?" of "Drills are held twice a
+    year": how often is not when), an amount spent for what something did cost ("What did
+    the survey cost?" of "a survey, up to £9,000": a limit, a quote or an estimate is not
+    what it cost)."""
     holds = _asked_value(question)
+    if _COST_SPENT.search(question):
+        return not any(not _NOT_SPENT.search(_clause_before(text, money.end()))
+                       for money in _MONEY.finditer(text))
     return holds is not None and not holds.search(text)
+
+
+def _clause_before(text: str, at: int) -> str:
+    """The words of `text` up to position `at`, back to the start of their clause."""
+    return re.split(r"[.;,(\n]", text[:at])[-1]
 
 
 def names_another_period(question: str, text: str) -> bool:
@@ -223,6 +251,20 @@ def names_another_period(question: str, text: str) -> bool:
         return True
     return any(of_question and of_text and not of_question & of_text
                for of_question, of_text in zip(_periods(question), _periods(text), strict=True))
+
+
+def names_another_label(question: str, text: str) -> bool:
+    """Whether the question names a thing by a label ("Level 1", "Lift A", "Screen 2")
+    whose word `text` uses for labels too, but only with other numbers or letters ("the
+    hourly rate for Level 1" of "Raise the rate for Level 2 swim teachers"): the text is
+    about another of them. A label is a capitalised word and a number or a capital
+    letter, months, weekdays and stopwords apart."""
+    said: dict[str, set[str]] = {}
+    for word, mark in _LABEL.findall(text):
+        if not _NOT_A_LABEL.fullmatch(word):
+            said.setdefault(word.lower(), set()).add(mark.lower())
+    return any(mark.lower() not in said[word.lower()]
+               for word, mark in _ASKED_LABEL.findall(question) if word.lower() in said)
 
 
 def _periods(text: str) -> tuple[set[str], set[str], set[str]]:

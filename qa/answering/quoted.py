@@ -71,6 +71,7 @@ from qa.answering.question_kinds import (
     lacks_asked_value,
     leads_with,
     named_things,
+    names_another_label,
     names_another_period,
     names_the_doer,
     specific_names,
@@ -322,6 +323,8 @@ def compose_answer(
             or lacks_asked_value(asked or question, best.text)
             or _lacks_number(asked or question, best)
             or names_another_period(asked or question, _said_up_to(best))
+            or (not YES_NO.match(asked or question)  # "Screen 2?" of "Screen 1 only": No
+                and names_another_label(asked or question, best.text))
             or another_row_named(asked or question, best, assessment.candidates)):
         return Answer(question, NOT_FOUND, False, (), score=score)
     candidates = assessment.candidates
