@@ -177,23 +177,22 @@ _ADDRESS = re.compile(  # a number and a street
 _MONEY = re.compile(r"[£$€¥]|\b\d[\d,.]*\s*(?:pounds?|pence|p|euros?|dollars?|gbp|eur|usd)\b|"
                     r"\b(?:prices?|costs?|fees?|charges?|rates?)\b[^.;\n\d]{0,25}\d|"
                     r"\bfree\b|\bno\s+(?:charge|cost|fee)\b", re.I)
-# a time, however said: a year, a date, a day, a month, a season, how often, a clock time,
-# a point relative to another ("before", "after", "within", "until", "since")
-_TIME_SAID = re.compile(
-    rf"\b(?:1\d|20)\d\d(?:s)?\b|\b\d{{1,2}}(?:st|nd|rd|th)\b|\b\d{{1,2}}/\d{{1,2}}\b|"
-    rf"\b\d+\s*(?:bc|bce|ad|ce)\b|\b(?:{MONTHS})\b|{WEEKDAYS}|\b(?:spring|summer|autumn|fall|"
-    r"winter|christmas|easter|holidays?|half-term|weekends?|weekdays?|today|tomorrow|yesterday|"
-    r"tonight|daily|weekly|fortnightly|monthly|quarterly|annually|yearly|each|every|before|"
-    r"after|during|until|till|by|within|once|when|whenever|while|since|ago|later|earlier|end|"
-    r"start|beginning|morning|afternoon|evening|night|term|weeks?|fortnight|months?|"
-    r"quarters?|years?|days?|hours?|minutes?|century|centuries|decades?|era|period|age|times?|"
-    r"first|last|next|previous|soon|immediately|now|then|prior|following|upon|advance|"
-    r"arrival|notice)\b|" + _CLOCK.pattern, re.I)
 # a date: what says when the next of something is, where "every year" says only how often
 _DATE_SAID = re.compile(
     rf"\b(?:1\d|20)\d\d\b|\b\d{{1,2}}(?:st|nd|rd|th)\b|\b\d{{1,2}}/\d{{1,2}}\b|"
     rf"\b(?:{MONTHS})\b|{WEEKDAYS}|\b(?:today|tomorrow|tonight)\b|"
     r"\bnext\s+(?:week|month|year|term|spring|summer|autumn|winter)\b|" + _CLOCK.pattern, re.I)
+# a time, however said: a date, a decade, a season, how often, a point relative to another
+# ("before", "after", "within", "until", "since")
+_TIME_SAID = re.compile(
+    _DATE_SAID.pattern + r"|\b(?:1\d|20)\d\ds\b|\b\d+\s*(?:bc|bce|ad|ce)\b|\b(?:spring|summer|"
+    r"autumn|fall|winter|christmas|easter|holidays?|half-term|weekends?|weekdays?|yesterday|"
+    r"daily|weekly|fortnightly|monthly|quarterly|annually|yearly|each|every|before|"
+    r"after|during|until|till|by|within|once|when|whenever|while|since|ago|later|earlier|end|"
+    r"start|beginning|morning|afternoon|evening|night|term|weeks?|fortnight|months?|"
+    r"quarters?|years?|days?|hours?|minutes?|century|centuries|decades?|era|period|age|times?|"
+    r"first|last|next|previous|soon|immediately|now|then|prior|following|upon|advance|"
+    r"arrival|notice)\b", re.I)
 # what an amount of money is said as, when it is not what was spent ("up to £9,000",
 # "quote £23,400", "Estimated cost of full repair: £412,000"): its clause holds one
 _NOT_SPENT = re.compile(r"\b(?:up\s+to|quoted?|estimated?|budget(?:ed)?|maximum|at\s+most|"
@@ -227,10 +226,10 @@ def lacks_asked_value(question: str, text: str) -> bool:
     year": how often is not when), an amount spent for what something did cost ("What did
     the survey cost?" of "a survey, up to £9,000": a limit, a quote or an estimate is not
     what it cost)."""
-    holds = _asked_value(question)
     if _COST_SPENT.search(question):
         return not any(not _NOT_SPENT.search(_clause_before(text, money.end()))
                        for money in _MONEY.finditer(text))
+    holds = _asked_value(question)
     return holds is not None and not holds.search(text)
 
 
